@@ -1,0 +1,19 @@
+// CXXRT_ASSERT: an invariant that must hold. On failure it logs the place
+// through a normal (returning) kapi call and then executes a trap (ud2), which
+// oopses with an ORC backtrace. A [[noreturn]] external call would confuse
+// objtool (pitfall P10); a trap does not. Host builds abort the test instead.
+#pragma once
+
+#include <cxxrt/kapi.h>
+
+namespace cxxrt::detail {
+[[gnu::cold]] void assertion_failed(const char* expression, const char* file, int line);
+}
+
+#define CXXRT_ASSERT(expression)                                                  \
+    do {                                                                          \
+        if (__builtin_expect(!(expression), 0)) {                                 \
+            ::cxxrt::detail::assertion_failed(#expression, __FILE__, __LINE__);    \
+            __builtin_trap();                                                     \
+        }                                                                         \
+    } while (0)

@@ -1,0 +1,41 @@
+// Atomic<T> over the compiler's __atomic builtins. C++ owns its own atomics;
+// kernel-owned counters stay in C and are reached through kapi (pitfall P20).
+#pragma once
+
+#include <cxxrt/types.hpp>
+
+namespace cxxrt {
+
+enum class MemoryOrder : int {
+    kRelaxed = __ATOMIC_RELAXED,
+    kAcquire = __ATOMIC_ACQUIRE,
+    kRelease = __ATOMIC_RELEASE,
+    kAcqRel = __ATOMIC_ACQ_REL,
+    kSeqCst = __ATOMIC_SEQ_CST,
+};
+
+template <typename T>
+class Atomic {
+public:
+    constexpr Atomic() = default;
+    constexpr explicit Atomic(T initial) : value_(initial) {}
+    Atomic(const Atomic&) = delete;
+    Atomic& operator=(const Atomic&) = delete;
+
+    T load(MemoryOrder order = MemoryOrder::kSeqCst) const { return __atomic_load_n(&value_, int(order)); }
+    void store(T v, MemoryOrder order = MemoryOrder::kSeqCst) { __atomic_store_n(&value_, v, int(order)); }
+    T exchange(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_exchange_n(&value_, v, int(order)); }
+    T fetch_add(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_add(&value_, v, int(order)); }
+    T fetch_sub(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_sub(&value_, v, int(order)); }
+    T fetch_or(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_or(&value_, v, int(order)); }
+    T fetch_and(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_and(&value_, v, int(order)); }
+    bool compare_exchange(T& expected, T desired, MemoryOrder order = MemoryOrder::kSeqCst)
+    {
+        return __atomic_compare_exchange_n(&value_, &expected, desired, false, int(order), int(MemoryOrder::kRelaxed));
+    }
+
+private:
+    T value_{};
+};
+
+}  // namespace cxxrt

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* C boundary: memory allocation. Each function is one kernel call. */
+#include <linux/slab.h>
+#include <cxxrt/kapi.h>
+
+/* KAPI: any context allowed by gfp; NULL on failure. */
+void *kapi_kmalloc(unsigned long size, unsigned int gfp)
+{
+	return kmalloc(size, (gfp_t)gfp);
+}
+
+void *kapi_kzalloc(unsigned long size, unsigned int gfp)
+{
+	return kzalloc(size, (gfp_t)gfp);
+}
+
+/* KAPI: any context; ptr from kapi_k*alloc or NULL. */
+void kapi_kfree(const void *ptr)
+{
+	kfree(ptr);
+}

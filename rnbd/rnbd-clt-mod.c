@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rnbd-client: module entry points. All logic is C++ (rnbd-clt.cpp). */
+#include <linux/module.h>
+#include "rnbd-clt-kapi.h"
+
+static int __init rnbd_clt_module_init(void)
+{
+	return rnbd_clt_cxx_init();
+}
+
+static void __exit rnbd_clt_module_exit(void)
+{
+	rnbd_clt_cxx_exit();
+}
+
+module_init(rnbd_clt_module_init);
+module_exit(rnbd_clt_module_exit);
+
+MODULE_DESCRIPTION("RNBD client: network block device over RTRS (C++)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

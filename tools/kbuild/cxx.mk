@@ -1,0 +1,47 @@
+# C++ support for Kbuild, included from the top-level Kbuild.
+#
+# Kbuild has no C++ rule, so this file adds one. The flags are the kernel's
+# own code-generation flags for this build (KBUILD_CFLAGS of the tree given
+# by KDIR: -mcmodel=kernel, -mno-red-zone, no SSE, retpoline and return
+# thunks, stack protector, -pg -mfentry, ...), minus the options that only
+# mean something to a C compiler, plus the C++ subset switches. Nothing is
+# hand-copied, so a different kernel config gives the matching C++ flags.
+# objtool then runs on each C++ object exactly as on C objects.
+
+CXX := $(CROSS_COMPILE)g++$(patsubst gcc%,%,$(notdir $(CC)))
+
+# Options that are valid for C only (g++ warns about each of them).
+cxx-c-only-flags := -std=gnu11 -Wstrict-prototypes -Werror=strict-prototypes \
+	-Werror=implicit-function-declaration -Werror=implicit-int -Wno-pointer-sign \
+	-Werror=incompatible-pointer-types -Werror=designated-init \
+	-Wdeclaration-after-statement -Wmissing-prototypes -Wold-style-definition -Wno-main \
+	-Wnested-externs
+
+cxx-subset-flags := -std=gnu++20 -nostdinc -nostdinc++ -ffreestanding \
+	-fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror
+
+cxx-include-flags := -I$(src)/include -I$(src)/cxxrt/include -I$(src) -I$(obj)/generated
+
+# The kernel's sanitizer flags reach C through c_flags only; give C++ the
+# same instrumentation when a debug kernel enables them.
+cxx-sanitizer-flags = $(if $(CONFIG_KASAN),$(CFLAGS_KASAN)) $(if $(CONFIG_UBSAN),$(CFLAGS_UBSAN))
+
+cxx_flags = -Wp,-MMD,$(depfile) \
+	$(filter-out $(cxx-c-only-flags),$(KBUILD_CFLAGS) $(KBUILD_CFLAGS_MODULE)) \
+	$(cxx-subset-flags) $(cxx-sanitizer-flags) \
+	$(cxx-include-flags)
+
+quiet_cmd_cxx_o_cpp = CXX [M]  $@
+      cmd_cxx_o_cpp = $(CXX) $(cxx_flags) -c -o $@ $< $(cmd_objtool)
+
+$(obj)/%.o: $(src)/%.cpp $(obj)/generated/cxxrt-kabi.h FORCE
+	$(call if_changed_dep,cxx_o_cpp)
+
+# Sizes, alignments and constants of kernel objects, generated from the real
+# headers (the asm-offsets technique); see cxxrt/kapi/kapi-kabi.c.
+targets += cxxrt/kapi/kapi-kabi.s
+$(obj)/generated/cxxrt-kabi.h: $(obj)/cxxrt/kapi/kapi-kabi.s FORCE
+	$(Q)mkdir -p $(dir $@)
+	$(call filechk,offsets,CXXRT_KABI_H)

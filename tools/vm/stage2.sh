@@ -1,0 +1,43 @@
+#!/bin/sh
+# Stage 2 of the test VM's init, PID 1 inside the host-root overlay (host's
+# /bin/sh). Runs the guest command named on the kernel command line, prints
+# VM-EXIT-STATUS=<n> on the console and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+cmd=; cwd=/; name=vm; interactive=0
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+        vm.cmd=*) cmd=${arg#vm.cmd=} ;;
+        vm.cwd=*) cwd=${arg#vm.cwd=} ;;
+        vm.name=*) name=${arg#vm.name=} ;;
+        vm.interactive=*) interactive=${arg#vm.interactive=} ;;
+    esac
+done
+finish() {
+    sync
+    echo "VM-EXIT-STATUS=$1"
+    echo o > /proc/sysrq-trigger 2>/dev/null
+    sleep 5
+    poweroff -f 2>/dev/null || busybox poweroff -f
+}
+exec </dev/console >/dev/console 2>&1
+hostname "$name" 2>/dev/null
+ip link set lo up 2>/dev/null
+echo /sbin/modprobe > /proc/sys/kernel/modprobe 2>/dev/null
+# No udev here: bind drivers to the virtio devices present (e.g. virtio_net).
+cat /sys/bus/virtio/devices/*/modalias 2>/dev/null | sort -u | xargs -r modprobe -abq 2>/dev/null
+echo 8 > /proc/sys/kernel/printk 2>/dev/null
+cd "$cwd" 2>/dev/null || { echo "vm-stage2: cannot cd to $cwd"; finish 255; }
+echo "vm-stage2: $name up in $(cut -d' ' -f1 /proc/uptime)s, running ${cmd:-<none>} in $cwd"
+if [ "$interactive" = 1 ]; then
+    echo "vm-stage2: interactive shell; 'exit' powers the VM off (Ctrl-A x kills QEMU)"
+    setsid -c bash -l -i </dev/ttyS0 >/dev/ttyS0 2>&1
+    rc=$?
+elif [ -n "$cmd" ]; then
+    bash "$cmd"
+    rc=$?
+else
+    echo "vm-stage2: no vm.cmd= on the kernel command line"
+    rc=255
+fi
+finish "$rc"

@@ -1,7 +1,67 @@
-# Top-level wrapper. `make` builds the four modules against KDIR.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(wildcard /usr/src/linux-headers-$(shell cat .cache/kernel.abi 2>/dev/null)))
-TOP := $(CURDIR)
+# RNBD/RTRS in C++ — top-level commands. See README.md.
+#
+#   make            build the four modules against KDIR (and gate them)
+#   make setup      install what a fresh Debian 12 machine needs (idempotent)
+#   make demo       the main job in a VM, from nothing
+#   make check      every test: host unit tests, fuzzers, build gates, VM selftests
+#   make bench      benchmarks against upstream RNBD (not part of check)
+#   make vm         an interactive shell in the test VM
+#   make clean
 
-modules:
-	$(MAKE) -C $(KDIR) M=$(TOP) modules
+TOP := $(CURDIR)
+KERNEL_ABI = $(shell cat $(TOP)/.cache/kernel.abi 2>/dev/null)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(if $(KERNEL_ABI),$(wildcard /usr/src/linux-headers-$(KERNEL_ABI))))
+
+# No vmlinux in a headers package, so module BTF cannot be generated; say so
+# once here instead of letting kbuild print a notice per module.
+KBUILD_ARGS := -C $(KDIR) M=$(TOP) CONFIG_DEBUG_INFO_BTF_MODULES= $(if $(V),V=$(V))
+
+MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko
+# C++ objects that go into modules (each must carry objtool's sections).
+CXX_OBJECTS = $(patsubst %.cpp,%.o,$(filter-out %/tests/host/% %/tests/fuzz/%,$(shell find cxxrt rtrs rnbd -name '*.cpp')))
+
+.PHONY: modules setup demo check bench vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+
+modules: kdir-check
+	$(MAKE) $(KBUILD_ARGS) modules
+	tools/check-ko.sh $(MODULES) -- $(filter $(wildcard $(CXX_OBJECTS)),$(CXX_OBJECTS))
+
+# The in-kernel cxxrt self-test module is built only for tests.
+selftest-modules: kdir-check
+	$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 modules
+	tools/check-ko.sh $(MODULES) cxxrt/tests/kmod/cxxrt-selftest.ko
+
+kdir-check:
+	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree: run 'make setup' or pass KDIR=" >&2; exit 1; }
+	@tools/kbuild/check-compiler.sh "$(KDIR)"
+
+setup:
+	tools/setup.sh
+
+# ---- host side: unit tests and fuzzers of the kernel-independent C++ ----
+include tools/host.mk
+
+# The build gates must reject what they promise to reject.
+gate-tests: kdir-check
+	tools/gate-tests/run.sh "$(KDIR)"
+
+# ---- VM ----
+vm-tests: selftest-modules
+	tools/vm/run.sh --timeout 1200 --log build/vm/check.log -- selftests/run.sh
+
+check:
+	tools/check.sh
+
+demo:
+	tools/demo.sh
+
+bench:
+	tools/bench.sh
+
+vm:
+	tools/vm/run.sh --interactive
+
+clean:
+	-$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 clean 2>/dev/null
+	rm -rf build generated

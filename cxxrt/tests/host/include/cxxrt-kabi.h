@@ -1,0 +1,18 @@
+// Host stand-in for the generated kernel ABI header: host unit tests back
+// cxxrt's lock wrappers with pthread objects, so the sizes are theirs (taken
+// from the host's own headers, not hand-written).
+#pragma once
+#include <pthread.h>
+
+#define KABI_SIZEOF_SPINLOCK sizeof(pthread_mutex_t)
+#define KABI_ALIGNOF_SPINLOCK alignof(pthread_mutex_t)
+#define KABI_SIZEOF_MUTEX sizeof(pthread_mutex_t)
+#define KABI_ALIGNOF_MUTEX alignof(pthread_mutex_t)
+
+// GFP values only need to be distinct on the host.
+#define KABI_GFP_KERNEL 0x1u
+#define KABI_GFP_ATOMIC 0x2u
+#define KABI_GFP_NOIO 0x4u
+#define KABI_GFP_NOWAIT 0x8u
+#define KABI___GFP_ZERO 0x100u
+#define KABI_PAGE_SIZE 4096

@@ -1,0 +1,101 @@
+// Host implementation of the C boundary, so kernel-independent cxxrt code
+// (allocation accounting, locks, logging) runs under googletest. Logs go to
+// a buffer that tests can inspect.
+#include <cxxrt/kapi.h>
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#include "cxxrt-kabi.h"
+#include "kapi-host.hpp"
+
+namespace host {
+std::string g_log;
+int g_warnings = 0;
+}  // namespace host
+
+extern "C" {
+
+void* kapi_kmalloc(unsigned long size, unsigned int gfp) noexcept
+{
+    void* p = malloc(size ? size : 1);
+    if (p && (gfp & KABI___GFP_ZERO))
+        memset(p, 0, size);
+    return p;
+}
+void* kapi_kzalloc(unsigned long size, unsigned int) noexcept { return calloc(1, size ? size : 1); }
+void kapi_kfree(const void* ptr) noexcept { free(const_cast<void*>(ptr)); }
+
+void kapi_vlog(int level, const char* fmt, va_list args) noexcept
+{
+    char line[512];
+    vsnprintf(line, sizeof(line), fmt, args);
+    host::g_log += "<" + std::to_string(level) + ">" + line + "\n";
+}
+void kapi_vlog_ratelimited(int level, const char* fmt, va_list args) noexcept { kapi_vlog(level, fmt, args); }
+void kapi_warn(const char* message) noexcept
+{
+    ++host::g_warnings;
+    host::g_log += std::string("WARN: ") + message + "\n";
+}
+int kapi_scnprintf(char* buf, unsigned long size, const char* fmt, ...) noexcept
+{
+    if (size == 0)
+        return 0;
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(buf, size, fmt, args);
+    va_end(args);
+    if (n < 0)
+        return 0;
+    return n >= int(size) ? int(size) - 1 : n;
+}
+const char* kapi_module_name(void) noexcept { return "host"; }
+
+void kapi_spin_init(void* lock) noexcept { pthread_mutex_init(static_cast<pthread_mutex_t*>(lock), nullptr); }
+void kapi_spin_lock(void* lock) noexcept { pthread_mutex_lock(static_cast<pthread_mutex_t*>(lock)); }
+void kapi_spin_unlock(void* lock) noexcept { pthread_mutex_unlock(static_cast<pthread_mutex_t*>(lock)); }
+void kapi_spin_lock_bh(void* lock) noexcept { kapi_spin_lock(lock); }
+void kapi_spin_unlock_bh(void* lock) noexcept { kapi_spin_unlock(lock); }
+unsigned long kapi_spin_lock_irqsave(void* lock) noexcept
+{
+    kapi_spin_lock(lock);
+    return 0x200;
+}
+void kapi_spin_unlock_irqrestore(void* lock, unsigned long) noexcept { kapi_spin_unlock(lock); }
+int kapi_spin_is_locked(void* lock) noexcept
+{
+    auto* m = static_cast<pthread_mutex_t*>(lock);
+    if (pthread_mutex_trylock(m) == 0) {
+        pthread_mutex_unlock(m);
+        return 0;
+    }
+    return 1;
+}
+void kapi_mutex_init(void* m) noexcept { kapi_spin_init(m); }
+void kapi_mutex_destroy(void* m) noexcept { pthread_mutex_destroy(static_cast<pthread_mutex_t*>(m)); }
+void kapi_mutex_lock(void* m) noexcept { kapi_spin_lock(m); }
+int kapi_mutex_trylock(void* m) noexcept { return pthread_mutex_trylock(static_cast<pthread_mutex_t*>(m)) == 0; }
+void kapi_mutex_unlock(void* m) noexcept { kapi_spin_unlock(m); }
+int kapi_mutex_is_locked(void* m) noexcept { return kapi_spin_is_locked(m); }
+
+void kapi_rcu_read_lock(void) noexcept {}
+void kapi_rcu_read_unlock(void) noexcept {}
+void kapi_synchronize_rcu(void) noexcept {}
+int kapi_in_atomic_context(void) noexcept { return 0; }
+void kapi_might_sleep(void) noexcept {}
+unsigned int kapi_smp_processor_id(void) noexcept { return 0; }
+unsigned long long kapi_ktime_ns(void) noexcept { return 0; }
+
+void* kapi_debugfs_create_dir(const char*, void*) noexcept { return nullptr; }
+void kapi_debugfs_create_seq_file(const char*, void*, void*) noexcept {}
+void kapi_debugfs_create_u64(const char*, void*, unsigned long long*) noexcept {}
+void kapi_debugfs_remove(void*) noexcept {}
+void kapi_seq_printf(void*, const char*, ...) noexcept {}
+
+}  // extern "C"

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `make check`: every test of the product, from nothing, with one totals line.
+#   1. setup (idempotent)           5. build gates (tools/gate-tests)
+#   2. modules build, no warnings   6. VM selftests (TAP, kernel log judged)
+#   3. host unit tests (gtest)      7. VM negative tests: the runner must fail
+#   4. fuzzers (bounded time)          on a WARN and on a leaked object
+# Each stage adds to the totals; the last line is "N passed, N failed".
+# Environment: FUZZ_SECONDS (default 20), SKIP_FUZZ=1, VM_TIMEOUT.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=build/check
+mkdir -p "$out"
+passed=0 failed=0
+declare -a summary=()
+
+stage() { echo; echo "==== $*"; }
+record() { # name passed failed
+    passed=$((passed + $2)); failed=$((failed + $3))
+    summary+=("$(printf '%-28s %4d passed, %4d failed' "$1" "$2" "$3")")
+}
+tap_count() { # file -> "passed failed" from TAP lines (SKIPs count as passed)
+    local p f
+    p=$(grep -cE '^ok [0-9]+' "$1" || true)
+    f=$(grep -E '^not ok [0-9]+' "$1" | grep -cvE '# (SKIP|TODO)' || true)
+    echo "$p $f"
+}
+
+stage "setup"
+if ! tools/setup.sh; then
+    record setup 0 1
+    echo "setup failed"; echo "$passed passed, $failed failed"; exit 1
+fi
+
+stage "build modules (must be warning-free and pass check-ko)"
+make modules > "$out/build.log" 2>&1; rc=$?
+cat "$out/build.log" | grep -vE '^\s+(CC|CXX|LD|MODPOST|UPD|AR) ' | tail -20
+if [ $rc = 0 ] && ! grep -qiE 'warning' "$out/build.log"; then record build 1 0; else record build 0 1; fi
+make selftest-modules > "$out/build-selftest.log" 2>&1 && record "build (selftest modules)" 1 0 \
+    || { tail -20 "$out/build-selftest.log"; record "build (selftest modules)" 0 1; }
+
+stage "host unit tests"
+make host-tests > "$out/host-tests.log" 2>&1
+grep -vE '^\s+HOST' "$out/host-tests.log" | tail -25
+hp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
+hf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
+if [ -z "$hp$hf" ]; then hf=1; fi  # did not build or crashed
+record "host unit tests" "${hp:-0}" "${hf:-0}"
+
+if [ "${SKIP_FUZZ:-}" != 1 ]; then
+    stage "fuzzers (${FUZZ_SECONDS:-20}s each)"
+    make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" > "$out/fuzz.log" 2>&1; rc=$?
+    grep -E '^fuzz:|number_of_executed_units|ERROR|SUMMARY' "$out/fuzz.log" | tail -30
+    fuzzers=$(grep -c '^fuzz:' "$out/fuzz.log" || true)
+    if [ $rc = 0 ]; then record fuzzers "$fuzzers" 0; else record fuzzers $((fuzzers > 0 ? fuzzers - 1 : 0)) 1; fi
+fi
+
+stage "build gates"
+make gate-tests > "$out/gates.log" 2>&1
+grep -E '^(ok|not ok)' "$out/gates.log"
+read -r p f < <(tap_count "$out/gates.log"); record "build gates" "$p" "$f"
+
+stage "VM selftests"
+tools/vm/run.sh --timeout "${VM_TIMEOUT:-1500}" --log "$out/vm-selftests.log" -- selftests/run.sh \
+    > "$out/vm-selftests.out" 2>&1; rc=$?
+grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
+read -r p f < <(tap_count "$out/vm-selftests.log")
+[ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
+record "VM selftests" "$p" "$f"
+
+stage "VM negative tests (the runner must catch these)"
+neg_p=0 neg_f=0
+if tools/vm/run.sh --expect-fail --timeout 300 --log "$out/vm-negative-warn.log" -- tools/vm/selftest-warn.sh \
+    > "$out/vm-negative-warn.out" 2>&1; then
+    echo "ok - a WARN in the guest kernel log fails the run"; neg_p=$((neg_p + 1))
+else
+    echo "not ok - a WARN in the guest kernel log did not fail the run"; neg_f=$((neg_f + 1))
+fi
+if tools/vm/run.sh --expect-fail --timeout 300 --log "$out/vm-negative-leak.log" -- selftests/negative/leak.sh \
+    > "$out/vm-negative-leak.out" 2>&1 && grep -q "cxxrt: leak: 1 live" "$out/vm-negative-leak.log"; then
+    echo "ok - an object leaked past module exit is reported and fails the run"; neg_p=$((neg_p + 1))
+else
+    echo "not ok - a leaked object was not caught"; neg_f=$((neg_f + 1))
+fi
+record "VM negative tests" $neg_p $neg_f
+
+echo
+echo "==== summary"
+printf '%s\n' "${summary[@]}"
+echo "logs: $out/"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

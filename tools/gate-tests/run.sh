@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Proves the build gates bite: each case copies the tree, plants one thing
+# that must never reach a module, builds, and expects the build to FAIL with
+# the right diagnosis. Prints TAP.
+#   static-ctor : a global object with a constructor (.init_array)
+#   plain-new   : `new T` without GFP flags (undefined _Znwm)
+#   eh-frame    : unwind tables forced on (.eh_frame)
+# Usage: tools/gate-tests/run.sh KDIR
+set -uo pipefail
+kdir=${1:?usage: run.sh KDIR}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$top/build/gate-tests
+rm -rf "$work"; mkdir -p "$work"
+
+cases=(static-ctor plain-new eh-frame)
+echo "1..${#cases[@]}"
+n=0 failed=0
+for name in "${cases[@]}"; do
+    n=$((n + 1))
+    dir=$work/$name
+    mkdir -p "$dir"
+    (cd "$top" && git ls-files -co --exclude-standard | grep -v '^\.cache/' | cpio -pdm --quiet "$dir")
+    target=$dir/rtrs/rtrs-clt.cpp
+    case $name in
+        static-ctor)
+            printf '\nstruct GateCtor { GateCtor() { kapi_might_sleep(); } };\nGateCtor g_gate_ctor;\n' >> "$target"
+            expect='\.init_array' ;;
+        plain-new)
+            printf '\nextern "C" int* gate_plain_new(void);\nint* gate_plain_new(void) { return new int(3); }\n' >> "$target"
+            expect='_Znwm' ;;
+        eh-frame)
+            echo 'cxx-subset-flags += -fasynchronous-unwind-tables' >> "$dir/tools/kbuild/cxx.mk"
+            printf '\nextern "C" int gate_unwind(int x);\nint gate_unwind(int x) { return x + 1; }\n' >> "$target"
+            expect='\.eh_frame' ;;
+    esac
+    if make -C "$dir" KDIR="$kdir" modules > "$dir.log" 2>&1; then
+        echo "not ok $n - $name: the build succeeded but must fail"
+        failed=$((failed + 1))
+    elif grep -q "$expect" "$dir.log"; then
+        echo "ok $n - $name: build rejected ($(grep -m1 "$expect" "$dir.log" | sed 's/^ *//' | cut -c1-110))"
+    else
+        echo "not ok $n - $name: build failed, but not for $expect (see $dir.log)"
+        failed=$((failed + 1))
+    fi
+done
+rm -rf "$work"/*/  # keep only the logs
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]

@@ -25,7 +25,7 @@ CXX_OBJECTS = $(patsubst %.cpp,%.o,$(filter-out %/tests/host/% %/tests/fuzz/%,$(
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
-	tools/check-ko.sh $(MODULES) -- $(filter $(wildcard $(CXX_OBJECTS)),$(CXX_OBJECTS))
+	tools/check-ko.sh $(MODULES) -- $$(for o in $(CXX_OBJECTS); do [ -f $$o ] && echo $$o; done)
 
 # The in-kernel cxxrt self-test module is built only for tests.
 selftest-modules: kdir-check

@@ -1,0 +1,5 @@
+# Objects of the C++ runtime, linked into every module (see ../Kbuild).
+cxxrt-objs := cxxrt/src/alloc.o cxxrt/src/log.o cxxrt/src/module.o cxxrt/src/parse.o \
+	cxxrt/kapi/kapi-mem.o cxxrt/kapi/kapi-log.o cxxrt/kapi/kapi-sync.o cxxrt/kapi/kapi-debugfs.o
+
+cxxrt-selftest-objs := cxxrt/tests/kmod/selftest-mod.o cxxrt/tests/kmod/selftest.o

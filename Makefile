@@ -19,7 +19,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) CONFIG_DEBUG_INFO_BTF_MODULES= $(if $(V),V=$(
 
 MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko
 # C++ objects that go into modules (each must carry objtool's sections).
-CXX_OBJECTS = $(patsubst %.cpp,%.o,$(filter-out %/tests/host/% %/tests/fuzz/%,$(shell find cxxrt rtrs rnbd -name '*.cpp')))
+CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
 .PHONY: modules setup demo check bench vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 

@@ -55,6 +55,11 @@ if [ "${SKIP_FUZZ:-}" != 1 ]; then
     if [ $rc = 0 ]; then record fuzzers "$fuzzers" 0; else record fuzzers $((fuzzers > 0 ? fuzzers - 1 : 0)) 1; fi
 fi
 
+stage "lint (clang: lock annotations, no global constructors)"
+tools/lint.sh > "$out/lint.log" 2>&1
+grep -E '^(not ok|#   )' "$out/lint.log" | head -40
+read -r p f < <(tap_count "$out/lint.log"); record lint "$p" "$f"
+
 stage "build gates"
 make gate-tests > "$out/gates.log" 2>&1
 grep -E '^(ok|not ok)' "$out/gates.log"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Static checks clang can do on code gcc builds: lock annotations
+# (-Wthread-safety), and no global constructors or exit-time destructors.
+# Works because kernel C++ includes no Linux header. Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CLANG=${CLANG:-clang++}
+files=$(find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*' | sort)
+flags="-std=gnu++20 -fsyntax-only -nostdinc++ -ffreestanding -fno-exceptions -fno-rtti
+  -Icxxrt/include -Iinclude -I. -Igenerated
+  -Wthread-safety -Wglobal-constructors -Wexit-time-destructors -Werror
+  -Wno-unknown-attributes -Wno-gnu-statement-expression -Wno-unused-command-line-argument"
+[ -f generated/cxxrt-kabi.h ] || { echo "1..0 # SKIP run 'make' first (generated/cxxrt-kabi.h)"; exit 0; }
+n=0 failed=0
+echo "1..$(wc -w <<<"$files")"
+for f in $files; do
+    n=$((n + 1))
+    if out=$($CLANG $flags "$f" 2>&1); then
+        echo "ok $n - lint $f"
+    else
+        echo "not ok $n - lint $f"; echo "$out" | head -20 | sed 's/^/#   /'
+        failed=$((failed + 1))
+    fi
+done
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]

@@ -88,8 +88,11 @@ bool parse_ipv6(StringView text, u8* out)
             return false;  // a lone leading ':' is not "::"
         gap = 0;
         position = 2;
-        if (position == length)
-            return fill_all_zero: true;
+        if (position == length) {
+            for (size_t i = 0; i < 16; ++i)
+                out[i] = 0;
+            return true;  // "::" alone, the unspecified address
+        }
     }
 
     for (;;) {
@@ -387,13 +390,10 @@ Result<PathAddress> parse_path(StringView text, u16 port)
     path.destination = destination.value();
 
     // RDMA CM binds the source and resolves towards the destination in one
-    // address space: an IPv4 source for an IPv6 destination cannot work.
-    if (path.has_source) {
-        bool source_is_gid = path.source.family == AddressFamily::kGid;
-        bool destination_is_gid = path.destination.family == AddressFamily::kGid;
-        if (source_is_gid != destination_is_gid)
-            return invalid();
-    }
+    // address family: an IPv4 source for an IPv6 or GID destination could
+    // only fail later, at connect time, with a less clear error.
+    if (path.has_source && path.source.family != path.destination.family)
+        return invalid();
     return path;
 }
 

@@ -103,14 +103,14 @@ struct MsgHdr {
 struct SessInfoMsg {
     MsgHdr hdr;
     u8 ver;  // highest RNBD major version the client speaks
-    u8 reserved[31];
+    u8 reserved_tail[31];
 };
 
 // Server -> client (as READ data): the negotiated major version.
 struct SessInfoRspMsg {
     MsgHdr hdr;
     u8 ver;
-    u8 reserved[31];
+    u8 reserved_tail[31];
 };
 
 // Client -> server: map (open) a remote device.
@@ -119,7 +119,7 @@ struct OpenMsg {
     u8 access_mode;       // AccessMode
     u8 io_mode;           // IoMode (our extension; "resv1" in Linux)
     char dev_name[kNameMax];  // NUL-terminated path, relative to the server's search path
-    u8 reserved[3];
+    u8 reserved_tail[3];
 };
 
 // Client -> server: unmap (close) a device.
@@ -142,9 +142,9 @@ struct OpenRspMsg {
     le16 logical_block_size;
     le16 max_segments;
     le16 secure_discard;  // nonzero: secure erase supported
-    u8 obsolete_rotational;
+    u8 rotational_unused;  // obsolete, ignored
     u8 cache_policy;  // CachePolicy bits
-    u8 reserved[10];
+    u8 reserved_tail[10];
 };
 
 // Client -> server: one block IO. Sent with a 32-byte length (the C struct
@@ -156,7 +156,7 @@ struct IoMsg {
     le32 rw;       // IoOp | IoFlag
     le32 bi_size;  // bytes
     le16 prio;     // block-layer ioprio value
-    u8 reserved[6];
+    u8 tail_padding[6];
 };
 // Length of the IO message without prio (protocol major 1).
 inline constexpr u32 kIoMsgV1Size = 24;
@@ -170,19 +170,19 @@ RNBD_WIRE_AT(MsgHdr, padding, 2);
 static_assert(sizeof(SessInfoMsg) == 36);
 RNBD_WIRE_AT(SessInfoMsg, hdr, 0);
 RNBD_WIRE_AT(SessInfoMsg, ver, 4);
-RNBD_WIRE_AT(SessInfoMsg, reserved, 5);
+RNBD_WIRE_AT(SessInfoMsg, reserved_tail, 5);
 
 static_assert(sizeof(SessInfoRspMsg) == 36);
 RNBD_WIRE_AT(SessInfoRspMsg, hdr, 0);
 RNBD_WIRE_AT(SessInfoRspMsg, ver, 4);
-RNBD_WIRE_AT(SessInfoRspMsg, reserved, 5);
+RNBD_WIRE_AT(SessInfoRspMsg, reserved_tail, 5);
 
 static_assert(sizeof(OpenMsg) == 264);
 RNBD_WIRE_AT(OpenMsg, hdr, 0);
 RNBD_WIRE_AT(OpenMsg, access_mode, 4);
 RNBD_WIRE_AT(OpenMsg, io_mode, 5);
 RNBD_WIRE_AT(OpenMsg, dev_name, 6);
-RNBD_WIRE_AT(OpenMsg, reserved, 261);
+RNBD_WIRE_AT(OpenMsg, reserved_tail, 261);
 
 static_assert(sizeof(CloseMsg) == 8);
 RNBD_WIRE_AT(CloseMsg, hdr, 0);
@@ -201,9 +201,9 @@ RNBD_WIRE_AT(OpenRspMsg, physical_block_size, 36);
 RNBD_WIRE_AT(OpenRspMsg, logical_block_size, 38);
 RNBD_WIRE_AT(OpenRspMsg, max_segments, 40);
 RNBD_WIRE_AT(OpenRspMsg, secure_discard, 42);
-RNBD_WIRE_AT(OpenRspMsg, obsolete_rotational, 44);
+RNBD_WIRE_AT(OpenRspMsg, rotational_unused, 44);
 RNBD_WIRE_AT(OpenRspMsg, cache_policy, 45);
-RNBD_WIRE_AT(OpenRspMsg, reserved, 46);
+RNBD_WIRE_AT(OpenRspMsg, reserved_tail, 46);
 
 static_assert(sizeof(IoMsg) == 32);
 RNBD_WIRE_AT(IoMsg, hdr, 0);
@@ -212,7 +212,7 @@ RNBD_WIRE_AT(IoMsg, sector, 8);
 RNBD_WIRE_AT(IoMsg, rw, 16);
 RNBD_WIRE_AT(IoMsg, bi_size, 20);
 RNBD_WIRE_AT(IoMsg, prio, 24);
-RNBD_WIRE_AT(IoMsg, reserved, 26);
+RNBD_WIRE_AT(IoMsg, tail_padding, 26);
 static_assert(kIoMsgV1Size == __builtin_offsetof(IoMsg, prio));
 
 #undef RNBD_WIRE_AT

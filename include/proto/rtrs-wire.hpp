@@ -139,7 +139,11 @@ inline constexpr u32 kHeartbeatAckImm = make_imm(ImmType::kHeartbeatAck, 0);
 // IO request payload: chunk id in the high bits, offset in the low bits.
 // The split depends only on the session's queue depth.
 constexpr unsigned chunk_id_bits(u32 queue_depth) { return cxxrt::bits_for_count(queue_depth); }
-constexpr unsigned chunk_offset_bits(u32 queue_depth) { return kImmPayloadBits - chunk_id_bits(queue_depth); }
+constexpr unsigned chunk_offset_bits(u32 queue_depth)
+{
+    // Saturates at 0 for depths the payload cannot hold (never valid).
+    return chunk_id_bits(queue_depth) >= kImmPayloadBits ? 0u : kImmPayloadBits - chunk_id_bits(queue_depth);
+}
 
 // True when queue_depth chunks of chunk_size bytes are addressable through
 // the 28-bit payload (checked by both sides before any IO).
@@ -209,7 +213,7 @@ struct ConnReq {
     Uuid sess_uuid;  // identifies the path
     Uuid paths_uuid; // identifies the session (all paths of one client)
     u8 flags;        // kConnReqFirstConnection; other bits reserved
-    u8 reserved[11];
+    u8 reserved_tail[11];
 };
 
 // Server -> client, RDMA CM accept (or reject) private data.
@@ -221,14 +225,14 @@ struct ConnRsp {
     le32 max_io_size;  // chunk size minus max_hdr_size
     le32 max_hdr_size;
     le32 flags;        // kMsgFlagNewRkey
-    u8 reserved[36];
+    u8 reserved_tail[36];
 };
 
 // Client -> server SEND on the service connection: the path's name.
 struct InfoReq {
     le16 type;  // MsgType::kInfoReq
     u8 pathname[kNameMax];
-    u8 reserved[15];
+    u8 reserved_tail[15];
 };
 
 // Server -> client SEND: header, followed by sg_cnt SgDesc entries that
@@ -236,7 +240,7 @@ struct InfoReq {
 struct InfoRspHeader {
     le16 type;  // MsgType::kInfoRsp
     le16 sg_cnt;
-    u8 reserved[4];
+    u8 reserved_tail[4];
 };
 
 // Server -> client SEND_WITH_IMM when always_invalidate is on: the chunk
@@ -292,7 +296,7 @@ RTRS_WIRE_AT(ConnReq, recon_cnt, 10);
 RTRS_WIRE_AT(ConnReq, sess_uuid, 12);
 RTRS_WIRE_AT(ConnReq, paths_uuid, 28);
 RTRS_WIRE_AT(ConnReq, flags, 44);
-RTRS_WIRE_AT(ConnReq, reserved, 45);
+RTRS_WIRE_AT(ConnReq, reserved_tail, 45);
 
 static_assert(sizeof(ConnRsp) == 56);
 RTRS_WIRE_AT(ConnRsp, magic, 0);
@@ -302,17 +306,17 @@ RTRS_WIRE_AT(ConnRsp, queue_depth, 6);
 RTRS_WIRE_AT(ConnRsp, max_io_size, 8);
 RTRS_WIRE_AT(ConnRsp, max_hdr_size, 12);
 RTRS_WIRE_AT(ConnRsp, flags, 16);
-RTRS_WIRE_AT(ConnRsp, reserved, 20);
+RTRS_WIRE_AT(ConnRsp, reserved_tail, 20);
 
 static_assert(sizeof(InfoReq) == 272);
 RTRS_WIRE_AT(InfoReq, type, 0);
 RTRS_WIRE_AT(InfoReq, pathname, 2);
-RTRS_WIRE_AT(InfoReq, reserved, 257);
+RTRS_WIRE_AT(InfoReq, reserved_tail, 257);
 
 static_assert(sizeof(InfoRspHeader) == 8);
 RTRS_WIRE_AT(InfoRspHeader, type, 0);
 RTRS_WIRE_AT(InfoRspHeader, sg_cnt, 2);
-RTRS_WIRE_AT(InfoRspHeader, reserved, 4);
+RTRS_WIRE_AT(InfoRspHeader, reserved_tail, 4);
 
 static_assert(sizeof(RkeyRsp) == 8);
 RTRS_WIRE_AT(RkeyRsp, type, 0);
@@ -346,6 +350,7 @@ static_assert(kHeartbeatAckImm == 0x90000000u);
 static_assert(make_imm(ImmType::kIoResponseInvalidate, 0x0fffffffu) == 0x2fffffffu);
 static_assert(chunk_offset_bits(512) == 19 && chunk_id_bits(512) == 9);
 static_assert(chunk_offset_bits(1) == 28 && chunk_offset_bits(2) == 27 && chunk_offset_bits(513) == 18);
+static_assert(chunk_offset_bits(0xffffffffu) == 0);
 static_assert(io_request_payload(512, 3, 0x1234) == ((3u << 19) | 0x1234));
 static_assert(io_request_chunk_id(512, (3u << 19) | 0x1234) == 3);
 static_assert(io_request_offset(512, (3u << 19) | 0x1234) == 0x1234);

@@ -17,7 +17,7 @@ constexpr u64 bit(unsigned n) { return u64(1) << n; }
 constexpr u64 low_mask(unsigned bits) { return bits >= 64 ? ~u64(0) : bit(bits) - 1; }
 
 constexpr u64 round_up(u64 v, u64 alignment) { return (v + alignment - 1) / alignment * alignment; }
-constexpr u64 divide_round_up(u64 v, u64 d) { return (v + d - 1) / d; }
+constexpr u64 divide_round_up(u64 v, u64 d) { return v / d + (v % d != 0); }  // no wrap near 2^64
 
 constexpr unsigned popcount(u64 v) { return unsigned(__builtin_popcountll(v)); }
 

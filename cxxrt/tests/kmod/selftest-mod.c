@@ -9,6 +9,9 @@
 #include <cxxrt/module-api.h>
 
 int cxxrt_selftest_run(bool leak_on_exit);
+/* The sysfs demo tree (selftest-sysfs.cpp), kept while the module is loaded. */
+int cxxrt_selftest_sysfs_init(void);
+void cxxrt_selftest_sysfs_exit(void);
 
 /* For the negative test of the leak check: keep one object past exit. */
 static bool leak_on_exit;
@@ -17,11 +20,19 @@ MODULE_PARM_DESC(leak_on_exit, "Deliberately leak one object so module exit must
 
 static int __init cxxrt_selftest_init(void)
 {
-	return cxxrt_selftest_run(leak_on_exit);
+	int rc = cxxrt_selftest_run(leak_on_exit);
+
+	if (rc)
+		return rc;
+	rc = cxxrt_selftest_sysfs_init();
+	if (rc)
+		cxxrt_module_exit();
+	return rc;
 }
 
 static void __exit cxxrt_selftest_exit(void)
 {
+	cxxrt_selftest_sysfs_exit();
 	cxxrt_module_exit();
 }
 

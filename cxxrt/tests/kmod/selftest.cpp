@@ -8,7 +8,10 @@
 #include <cxxrt/parse.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
+#include <cxxrt/percpu.hpp>
 #include <cxxrt/unique_ptr.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
 #include <cxxrt/enforce.hpp>
 
 extern "C" int cxxrt_selftest_run(bool leak_on_exit) noexcept;
@@ -210,6 +213,277 @@ bool test_sysfs_tokenizer()
     return true;
 }
 
+// ---- work items, completions, wait queues, per-CPU ----
+
+u64 elapsed_ms(u64 since_ns)
+{
+    return (kapi_ktime_ns() - since_ns) / 1000000;
+}
+
+struct WorkProbe {
+    WorkProbe()
+        : work(Callback::to<&WorkProbe::on_work>(this)), delayed(Callback::to<&WorkProbe::on_delayed>(this))
+    {
+    }
+    void on_work()
+    {
+        work_cpu.store(int(kapi_smp_processor_id()));
+        slept_ok.store(!kapi_in_atomic_context());  // a kworker may sleep
+        runs.fetch_add(1);
+        done.complete();
+    }
+    void on_delayed()
+    {
+        delayed_at_ns.store(kapi_ktime_ns());
+        delayed_runs.fetch_add(1);
+        delayed_done.complete();
+    }
+
+    Work work;
+    DelayedWork delayed;
+    Completion done;
+    Completion delayed_done;
+    Atomic<int> runs{0};
+    Atomic<int> delayed_runs{0};
+    Atomic<int> work_cpu{-1};
+    Atomic<bool> slept_ok{false};
+    Atomic<u64> delayed_at_ns{0};
+};
+
+bool test_work_runs()
+{
+    auto made = make_unique<WorkProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WorkProbe& p = *made.value();
+    EXPECT(p.work.queue());
+    EXPECT(p.done.wait_timeout(5000));
+    EXPECT(p.runs.load() == 1);
+    EXPECT(p.slept_ok.load());
+    EXPECT(!p.work.pending());
+    // Queued again after it ran: runs again. flush() waits for it.
+    EXPECT(p.work.queue());
+    p.work.flush();
+    EXPECT(p.runs.load() == 2);
+    EXPECT(!p.work.cancel_sync());  // nothing pending
+    return true;
+}
+
+bool test_delayed_work_runs_after_delay()
+{
+    auto made = make_unique<WorkProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WorkProbe& p = *made.value();
+    constexpr unsigned long kDelayMs = 200;
+    u64 start = kapi_ktime_ns();
+    EXPECT(p.delayed.queue(kDelayMs));
+    EXPECT(!p.delayed.queue(kDelayMs));  // already pending
+    EXPECT(p.delayed.pending());
+    EXPECT(!p.delayed_done.wait_timeout(kDelayMs / 4));  // not yet
+    EXPECT(p.delayed_done.wait_timeout(5000));
+    u64 after = (p.delayed_at_ns.load() - start) / 1000000;
+    log::info("#   delayed work ran after %llu ms (asked %lu)", (unsigned long long)after, kDelayMs);
+    // Jiffies granularity: allow one jiffy (at most 10 ms) early.
+    EXPECT(after + 10 >= kDelayMs);
+    EXPECT(p.delayed_runs.load() == 1);
+    EXPECT(!p.delayed.cancel_sync());
+    return true;
+}
+
+bool test_cancel_prevents_work()
+{
+    auto made = make_unique<WorkProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WorkProbe& p = *made.value();
+    EXPECT(p.delayed.queue(300));
+    EXPECT(p.delayed.cancel_sync());
+    EXPECT(!p.delayed.pending());
+    EXPECT(!p.delayed_done.wait_timeout(500));  // well past the original expiry
+    EXPECT(p.delayed_runs.load() == 0);
+    // Non-sync cancel from atomic context.
+    EXPECT(p.delayed.queue(300));
+    {
+        SpinLock lock;
+        SpinGuard guard(lock);
+        EXPECT(p.delayed.cancel());
+    }
+    EXPECT(!p.delayed_done.wait_timeout(400));
+    EXPECT(p.delayed_runs.load() == 0);
+    return true;
+}
+
+bool test_mod_delayed_work()
+{
+    auto made = make_unique<WorkProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WorkProbe& p = *made.value();
+    EXPECT(p.delayed.queue(60000));
+    u64 start = kapi_ktime_ns();
+    EXPECT(p.delayed.mod(20));  // was pending: re-armed to fire soon
+    EXPECT(p.delayed_done.wait_timeout(5000));
+    EXPECT(elapsed_ms(start) < 5000);
+    EXPECT(p.delayed_runs.load() == 1);
+    EXPECT(!p.delayed.mod(10));  // idle: mod queues it
+    p.delayed.flush();
+    EXPECT(p.delayed_runs.load() == 2);
+    return true;
+}
+
+bool test_own_workqueue()
+{
+    auto wq = Workqueue::create("cxxrt_selftest_wq", wq::kMemReclaim | wq::kUnbound);
+    EXPECT(wq.is_ok());
+    auto made = make_unique<WorkProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WorkProbe& p = *made.value();
+    EXPECT(p.work.queue_on(wq.value()));
+    EXPECT(p.delayed.queue_on(wq.value(), 10));
+    wq.value().flush();
+    EXPECT(p.runs.load() == 1);
+    p.delayed.flush();
+    EXPECT(p.delayed_runs.load() == 1);
+    // Destruction drains: queue once more and destroy the queue at once.
+    EXPECT(p.work.queue_on(wq.value()));
+    wq.value().reset();
+    EXPECT(p.runs.load() == 2);
+    EXPECT(!wq.value());
+    return true;
+}
+
+bool test_completion()
+{
+    auto made = make_unique<Completion>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    Completion& c = *made.value();
+    u64 start = kapi_ktime_ns();
+    EXPECT(!c.wait_timeout(100));
+    EXPECT(elapsed_ms(start) + 10 >= 100);
+    EXPECT(!c.done());
+    c.complete();
+    EXPECT(c.done());
+    EXPECT(c.wait_timeout_left(1000) >= 1);
+    EXPECT(!c.try_wait());  // consumed
+    c.complete();
+    EXPECT(c.try_wait());
+    c.complete_all();
+    for (int i = 0; i < 3; ++i)
+        EXPECT(c.wait_timeout(10));  // complete_all lets every wait pass
+    c.reinit();
+    EXPECT(!c.wait_timeout(20));
+    return true;
+}
+
+struct WaitProbe {
+    WaitProbe() : work(Callback::to<&WaitProbe::on_work>(this)) {}
+    void on_work()
+    {
+        kapi_msleep(50);
+        flag.store(true);
+        queue.wake_up();
+    }
+    WaitQueue queue;
+    DelayedWork work;
+    Atomic<bool> flag{false};
+};
+
+bool test_wait_queue()
+{
+    auto made = make_unique<WaitProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    WaitProbe& p = *made.value();
+    // Timeout with a predicate that never holds.
+    u64 start = kapi_ktime_ns();
+    EXPECT(!p.queue.wait_timeout([] { return false; }, 100));
+    EXPECT(elapsed_ms(start) + 10 >= 100);
+    // Woken by a work item that sets the flag.
+    EXPECT(p.work.queue(10));
+    EXPECT(p.queue.wait_timeout([&p] { return p.flag.load(); }, 5000));
+    EXPECT(p.flag.load());
+    p.work.cancel_sync();
+    // Predicate already true: no sleep.
+    p.queue.wait([&p] { return p.flag.load(); });
+    p.flag.store(false);
+    EXPECT(p.work.queue(10));
+    EXPECT(p.queue.wait_interruptible([&p] { return p.flag.load(); }).is_ok());
+    p.work.cancel_sync();
+    return true;
+}
+
+struct CpuSlot {
+    u64 value;
+    u64 hits;
+};
+
+struct PerCpuProbe {
+    explicit PerCpuProbe(PerCpu<CpuSlot>* slots) : work(Callback::to<&PerCpuProbe::on_work>(this)), slots(slots) {}
+    void on_work()
+    {
+        // Runs on the CPU it was queued on (per-CPU system_wq).
+        slots->with_this_cpu([](CpuSlot& s) { ++s.hits; });
+    }
+    Work work;
+    PerCpu<CpuSlot>* slots;
+};
+
+bool test_percpu()
+{
+    unsigned int ids = nr_cpu_ids();
+    unsigned int online = num_online_cpus();
+    log::info("#   nr_cpu_ids=%u online=%u possible=%u", ids, online, num_possible_cpus());
+    EXPECT(online >= 1 && online <= ids);
+    unsigned int counted = 0;
+    unsigned int last = 0;
+    bool ordered = true;
+    for_each_online_cpu([&](unsigned int cpu) {
+        if (counted && cpu <= last)
+            ordered = false;
+        last = cpu;
+        ++counted;
+    });
+    EXPECT(ordered);
+    EXPECT(counted == online);
+    EXPECT(cpu_online(last));
+    EXPECT(!cpu_online(ids));
+
+    auto made = PerCpu<CpuSlot>::create(Gfp::kernel());
+    EXPECT(made.is_ok());
+    PerCpu<CpuSlot>& slots = made.value();
+    // Zeroed, distinct per CPU.
+    bool zero = true;
+    slots.for_each_possible([&](unsigned int, CpuSlot& s) { zero = zero && s.value == 0 && s.hits == 0; });
+    EXPECT(zero);
+    for_each_online_cpu([&](unsigned int cpu) { slots.on(cpu).value = cpu + 1; });
+    u64 sum = 0;
+    u64 expected = 0;
+    for_each_online_cpu([&](unsigned int cpu) {
+        sum += slots.on(cpu).value;
+        expected += cpu + 1;
+    });
+    EXPECT(sum == expected);
+    if (online > 1)
+        EXPECT(&slots.on(0) != &slots.on(last));
+    {
+        CpuGuard guard;
+        EXPECT(kapi_in_atomic_context());
+        EXPECT(&slots.this_cpu(guard) == &slots.on(guard.cpu()));
+        EXPECT(slots.this_cpu(guard).value == guard.cpu() + 1);
+    }
+    // One work item per online CPU bumps that CPU's own copy.
+    unsigned int queued = 0;
+    for_each_online_cpu([&](unsigned int cpu) {
+        auto probe = make_unique<PerCpuProbe>(Gfp::kernel(), &slots);
+        if (probe.is_error())
+            return;
+        probe.value()->work.queue_on_cpu(cpu);
+        probe.value()->work.flush();
+        ++queued;
+    });
+    EXPECT(queued == online);
+    bool each_once = true;
+    for_each_online_cpu([&](unsigned int cpu) { each_once = each_once && slots.on(cpu).hits == 1; });
+    EXPECT(each_once);
+    return true;
+}
+
 bool test_no_live_allocations_left()
 {
     // Everything above freed what it allocated; exit would WARN otherwise.
@@ -231,6 +505,14 @@ constexpr TestCase kTests[] = {
     {"refcount_release", test_refcount_release},
     {"result_propagation", test_result_propagation},
     {"sysfs_tokenizer", test_sysfs_tokenizer},
+    {"work_runs", test_work_runs},
+    {"delayed_work_runs_after_delay", test_delayed_work_runs_after_delay},
+    {"cancel_prevents_work", test_cancel_prevents_work},
+    {"mod_delayed_work", test_mod_delayed_work},
+    {"own_workqueue", test_own_workqueue},
+    {"completion", test_completion},
+    {"wait_queue", test_wait_queue},
+    {"percpu", test_percpu},
     {"no_live_allocations_left", test_no_live_allocations_left},
 };
 

@@ -1,0 +1,120 @@
+// CPUs and per-CPU variables.
+//
+// PerCpu<T>: one zeroed T per possible CPU (alloc_percpu). No constructor
+// runs (the memory is zero-filled), so T must be valid when all-zero and
+// trivially destructible: counters, stats blocks, pointers. Move-only owner;
+// freeing is process context.
+//
+//   auto stats = CXXRT_TRY(PerCpu<Stats>::create(Gfp::kernel()));
+//   stats.with_this_cpu([](Stats& s) { ++s.reads; });        // any context
+//   u64 total = 0;
+//   stats.for_each_possible([&](unsigned, Stats& s) { total += s.reads; });
+//
+// Updates through with_this_cpu() run with preemption disabled (get_cpu),
+// so they never race with other CPUs' updaters. A reader summing all CPUs
+// sees each CPU's value at some instant (enough for statistics); anything
+// updated from softirq and process context on the same CPU needs more.
+#pragma once
+
+#include <cxxrt/kapi-percpu.h>
+#include <cxxrt/new.hpp>
+#include <cxxrt/result.hpp>
+#include <cxxrt/utility.hpp>
+
+namespace cxxrt {
+
+inline unsigned int nr_cpu_ids() { return kapi_nr_cpu_ids(); }
+inline unsigned int num_online_cpus() { return kapi_num_online_cpus(); }
+inline unsigned int num_possible_cpus() { return kapi_num_possible_cpus(); }
+inline bool cpu_online(unsigned int cpu) { return kapi_cpu_online(cpu) != 0; }
+
+// fn(unsigned cpu) for each online CPU (a snapshot; CPU hotplug may race).
+template <typename Fn>
+void for_each_online_cpu(Fn&& fn)
+{
+    const unsigned int limit = kapi_nr_cpu_ids();
+    for (unsigned int cpu = kapi_next_online_cpu(-1); cpu < limit; cpu = kapi_next_online_cpu(int(cpu)))
+        fn(cpu);
+}
+
+// fn(unsigned cpu) for each possible CPU (fixed after boot).
+template <typename Fn>
+void for_each_possible_cpu(Fn&& fn)
+{
+    const unsigned int limit = kapi_nr_cpu_ids();
+    for (unsigned int cpu = kapi_next_possible_cpu(-1); cpu < limit; cpu = kapi_next_possible_cpu(int(cpu)))
+        fn(cpu);
+}
+
+// get_cpu()/put_cpu(): preemption is disabled while it lives (no sleeping).
+class [[nodiscard]] CpuGuard : Pinned {
+public:
+    CpuGuard() : cpu_(kapi_get_cpu()) {}
+    ~CpuGuard() { kapi_put_cpu(); }
+    unsigned int cpu() const { return cpu_; }
+
+private:
+    unsigned int cpu_;
+};
+
+template <typename T>
+class PerCpu {
+    static_assert(__has_trivial_destructor(T), "per-CPU memory is freed without destructors");
+
+public:
+    constexpr PerCpu() = default;
+
+    // Process context for Gfp::kernel(); zeroed memory.
+    static Result<PerCpu> create(Gfp gfp)
+    {
+        void* native = kapi_alloc_percpu(sizeof(T), alignof(T), gfp.flags());
+        if (!native)
+            return Error(err::kNoMem);
+        return PerCpu(native);
+    }
+
+    PerCpu(PerCpu&& other) : native_(exchange(other.native_, nullptr)) {}
+    PerCpu& operator=(PerCpu&& other)
+    {
+        if (this != &other) {
+            reset();
+            native_ = exchange(other.native_, nullptr);
+        }
+        return *this;
+    }
+    PerCpu(const PerCpu&) = delete;
+    PerCpu& operator=(const PerCpu&) = delete;
+    ~PerCpu() { reset(); }
+
+    // Process context.
+    void reset()
+    {
+        if (void* native = exchange(native_, nullptr))
+            kapi_free_percpu(native);
+    }
+    explicit operator bool() const { return native_ != nullptr; }
+
+    // Any context: `cpu`'s copy (a possible CPU below nr_cpu_ids()).
+    T& on(unsigned int cpu) const { return *static_cast<T*>(kapi_per_cpu_ptr(native_, cpu)); }
+    // This CPU's copy; the guard proves preemption is off.
+    T& this_cpu(const CpuGuard&) const { return *static_cast<T*>(kapi_this_cpu_ptr(native_)); }
+    // Any context: fn(T&) on this CPU's copy with preemption disabled.
+    template <typename Fn>
+    decltype(auto) with_this_cpu(Fn&& fn) const
+    {
+        CpuGuard guard;
+        return fn(this_cpu(guard));
+    }
+    // fn(unsigned cpu, T&) over every possible CPU's copy (sums, resets).
+    template <typename Fn>
+    void for_each_possible(Fn&& fn) const
+    {
+        for_each_possible_cpu([&](unsigned int cpu) { fn(cpu, on(cpu)); });
+    }
+
+private:
+    explicit PerCpu(void* native) : native_(native) {}
+    void* native_ = nullptr;
+};
+
+}  // namespace cxxrt

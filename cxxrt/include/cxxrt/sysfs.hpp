@@ -17,7 +17,8 @@
 //   constexpr sysfs::GroupSpec kPathGroup = sysfs::group(kPathAttrs);  // or group(kPathAttrs, "subdir")
 //
 // The table is checked at compile time: every writable attribute has a
-// store handler and something to show when read: its value (show) or, for a
+// store handler, is readable (product rule: a writable file prints its usage
+// when read), and has something to show: its value (show) or, for a
 // write-only file, its usage text (show == nullptr). A show handler appends
 // to `out` (one page, NUL-terminated by the kernel); a store handler gets
 // exactly the bytes written (`in.text()`, or `in.line()` without the trailing
@@ -109,6 +110,7 @@ void sysfs_table_error_writable_attribute_without_store_handler();
 void sysfs_table_error_readable_attribute_without_show_handler_or_usage();
 void sysfs_table_error_store_handler_on_read_only_attribute();
 void sysfs_table_error_mode_bits_beyond_0777();
+void sysfs_table_error_writable_attribute_must_be_readable_to_print_usage();
 
 inline long store_done(Result<void> result, size_t count)
 {
@@ -159,6 +161,8 @@ consteval GroupSpec group(const Attribute<T> (&attributes)[N], const char* name 
             detail::sysfs_table_error_mode_bits_beyond_0777();
         if ((a.mode & 0222) && !a.store)
             detail::sysfs_table_error_writable_attribute_without_store_handler();
+        if ((a.mode & 0222) && !(a.mode & 0444))
+            detail::sysfs_table_error_writable_attribute_must_be_readable_to_print_usage();
         if (!(a.mode & 0222) && a.store)
             detail::sysfs_table_error_store_handler_on_read_only_attribute();
         if ((a.mode & 0444) && !a.show && !a.usage)
@@ -220,6 +224,9 @@ public:
     inline KobjRef(Device& device);
     // /sys/kernel
     static KobjRef kernel() { return KobjRef(kapi_kernel_kobj()); }
+    // The kobject of a struct device a C boundary handed over (e.g. a
+    // gendisk's device, for /sys/block/<disk>/<dir>).
+    static KobjRef of_device(void* native_device) { return KobjRef(kapi_device_kobj(native_device)); }
     void* native() const { return native_; }
 
 private:

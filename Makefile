@@ -30,7 +30,7 @@ modules: kdir-check
 # The in-kernel cxxrt self-test module is built only for tests.
 selftest-modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 modules
-	tools/check-ko.sh $(MODULES) cxxrt/tests/kmod/cxxrt-selftest.ko
+	tools/check-ko.sh $(MODULES) $$(find cxxrt rtrs rnbd -path "*/tests/kmod/*.ko")
 
 kdir-check:
 	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree: run 'make setup' or pass KDIR=" >&2; exit 1; }

@@ -1,17 +1,23 @@
 # Objects of rtrs-client.ko and rtrs-server.ko (see ../Kbuild).
-rtrs-common-objs := rtrs/rtrs-codec.o
-rtrs-client-objs := rtrs/rtrs-clt-mod.o rtrs/rtrs-clt.o $(rtrs-common-objs) \
-	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o
-rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o $(rtrs-common-objs) rtrs/rtrs-stats.o
-
 # The RDMA layer (RDMA-CM + verbs): the C boundary and the rtrs::ib wrappers.
 rtrs-ib-objs := rtrs/kapi-rdma-cm.o rtrs/kapi-rdma-verbs.o rtrs/kapi-rdma-mr.o \
 	rtrs/ib/ib-cm.o rtrs/ib/ib-verbs.o rtrs/ib/ib-memory.o
 # Its C files check sizes against the generated header.
 $(addprefix $(obj)/,$(filter %.o,$(rtrs-ib-objs))): $(obj)/generated/cxxrt-kabi.h
 
+rtrs-common-objs := rtrs/rtrs-codec.o
+rtrs-client-objs := rtrs/rtrs-clt-mod.o rtrs/rtrs-clt.o $(rtrs-common-objs) \
+	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o
+rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o \
+	rtrs/rtrs-srv-io.o $(rtrs-common-objs) rtrs/rtrs-stats.o $(rtrs-ib-objs)
+
 # Test-only modules of this folder (built with CXXRT_SELFTEST=1):
 # add "rtrs/tests/kmod/<name>.o" here and define its <path>-y objects.
 rtrs-selftest-modules := rtrs/tests/kmod/rtrs-ib-selftest.o
 rtrs/tests/kmod/rtrs-ib-selftest-y := rtrs/tests/kmod/rtrs-ib-selftest-mod.o \
 	rtrs/tests/kmod/rtrs-ib-selftest-run.o $(rtrs-ib-objs) $(cxxrt-objs)
+
+# The server's test user: an in-memory store served over our rtrs-server.
+rtrs-selftest-modules += rtrs/tests/kmod/rtrs-srv-selftest.o
+rtrs/tests/kmod/rtrs-srv-selftest-y := rtrs/tests/kmod/rtrs-srv-selftest-mod.o \
+	rtrs/tests/kmod/rtrs-srv-selftest-store.o $(cxxrt-objs)

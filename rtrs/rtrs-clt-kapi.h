@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Contract between rtrs-clt-mod.c (C) and rtrs-clt.cpp (C++). */
+/*
+ * Contract between the C files of rtrs-client (rtrs-clt-mod.c,
+ * rtrs-clt-export.c, kapi-rtrs-clt.c) and its C++ (rtrs-clt*.cpp).
+ */
 #ifndef RTRS_CLT_KAPI_H
 #define RTRS_CLT_KAPI_H
 
 #include <cxxrt/kapi.h>
+#include <rtrs/rtrs-api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,6 +17,33 @@ extern "C" {
 int rtrs_clt_cxx_init(void) KAPI_NOEXCEPT;
 /* KAPI: module_exit, process context. */
 void rtrs_clt_cxx_exit(void) KAPI_NOEXCEPT;
+
+/*
+ * Upcalls behind the exported C API (include/rtrs/rtrs-api.h); each has the
+ * context rules of the function it serves. open returns 0 and the session
+ * in *session, or a negative errno.
+ */
+int rtrs_clt_cxx_open(const struct rtrs_client_callbacks *callbacks, const struct rtrs_client_open_params *params,
+		      struct rtrs_client_session **session) KAPI_NOEXCEPT;
+void rtrs_clt_cxx_close(struct rtrs_client_session *session) KAPI_NOEXCEPT;
+int rtrs_clt_cxx_query(struct rtrs_client_session *session, struct rtrs_client_attributes *attributes) KAPI_NOEXCEPT;
+struct rtrs_client_permit *rtrs_clt_cxx_get_permit(struct rtrs_client_session *session,
+						   enum rtrs_wait wait) KAPI_NOEXCEPT;
+void rtrs_clt_cxx_put_permit(struct rtrs_client_session *session, struct rtrs_client_permit *permit) KAPI_NOEXCEPT;
+void *rtrs_clt_cxx_permit_header(struct rtrs_client_permit *permit) KAPI_NOEXCEPT;
+int rtrs_clt_cxx_request(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
+			 enum rtrs_direction direction, unsigned int header_length, struct scatterlist *sg,
+			 unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
+			 void *done_context) KAPI_NOEXCEPT;
+
+/* ---- kapi-rtrs-clt.c: one kernel call each ---- */
+
+/* get_random_bytes. Any context. */
+void kapi_rtrs_clt_random_bytes(void *buffer, unsigned int length) KAPI_NOEXCEPT;
+/* A caller's scatterlist, walked entry by entry (sg_next, sg_virt, ->length). Any context. */
+struct scatterlist *kapi_rtrs_clt_sg_next(struct scatterlist *sg) KAPI_NOEXCEPT;
+void *kapi_rtrs_clt_sg_virt(struct scatterlist *sg) KAPI_NOEXCEPT;
+unsigned int kapi_rtrs_clt_sg_length(struct scatterlist *sg) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* rtrs-server: module entry points. All logic is C++ (rtrs-srv.cpp). */
+/*
+ * rtrs-server: module entry points, parameters, and the exported C API.
+ * Every exported function forwards to its C++ implementation (rtrs-srv*.cpp).
+ */
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include "rtrs-srv-kapi.h"
+
+static int max_chunk_size = 128 << 10;
+module_param(max_chunk_size, int, 0444);
+MODULE_PARM_DESC(max_chunk_size, "Bytes of one server chunk: the largest IO plus 4096 of headers (default 131072; a power of two >= 8192)");
+
+static int sess_queue_depth = 512;
+module_param(sess_queue_depth, int, 0444);
+MODULE_PARM_DESC(sess_queue_depth, "Chunks (IOs in flight) per session and path (default 512, 1..65535)");
+
+static bool always_invalidate = true;
+module_param(always_invalidate, bool, 0444);
+MODULE_PARM_DESC(always_invalidate, "Invalidate a chunk's registration before its IO is used and register it anew after (default Y)");
 
 static int __init rtrs_srv_module_init(void)
 {
-	return rtrs_srv_cxx_init();
+	return rtrs_srv_cxx_init(max_chunk_size, sess_queue_depth, always_invalidate);
 }
 
 static void __exit rtrs_srv_module_exit(void)
 {
 	rtrs_srv_cxx_exit();
 }
+
+struct rtrs_server_context *rtrs_server_open(const struct rtrs_server_callbacks *callbacks, unsigned short port)
+{
+	return rtrs_srv_cxx_open(callbacks, port);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_open);
+
+void rtrs_server_close(struct rtrs_server_context *context)
+{
+	rtrs_srv_cxx_close(context);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_close);
+
+void rtrs_server_set_session_context(struct rtrs_server_session *session, void *context)
+{
+	rtrs_srv_cxx_set_session_context(session, context);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_set_session_context);
+
+int rtrs_server_session_name(struct rtrs_server_session *session, char *buffer, unsigned int size)
+{
+	return rtrs_srv_cxx_session_name(session, buffer, size);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_session_name);
+
+unsigned int rtrs_server_queue_depth(struct rtrs_server_session *session)
+{
+	return rtrs_srv_cxx_queue_depth(session);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_queue_depth);
+
+void rtrs_server_respond(struct rtrs_server_io *io, int error)
+{
+	rtrs_srv_cxx_respond(io, error);
+}
+EXPORT_SYMBOL_GPL(rtrs_server_respond);
 
 module_init(rtrs_srv_module_init);
 module_exit(rtrs_srv_module_exit);

@@ -1,21 +1,108 @@
-// rtrs-server: module lifecycle. The transport/driver logic arrives with its issue;
-// for now the module brings up the C++ runtime and tears it down cleanly.
+// rtrs-server module: parameters, lifecycle, and the C API upcalls behind
+// include/rtrs/rtrs-api.h (exported from rtrs-srv-mod.c).
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
-#include "rtrs-srv-kapi.h"
+#include "rtrs/rtrs-srv-kapi.h"
+#include "rtrs/rtrs-srv.hpp"
 #include <cxxrt/enforce.hpp>
 
-extern "C" int rtrs_srv_cxx_init(void) noexcept
+namespace rtrs::srv {
+
+namespace {
+constinit Params g_params{};
+}
+
+const Params& params()
 {
+    return g_params;
+}
+
+void set_params(const Params& chosen)
+{
+    g_params = chosen;
+}
+
+}  // namespace rtrs::srv
+
+using namespace cxxrt;
+using namespace rtrs::srv;
+
+extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate) noexcept
+{
+    ParamError why = ParamError::kNone;
+    auto checked = make_params(max_chunk_size, sess_queue_depth, always_invalidate, &why);
+    if (checked.is_error()) {
+        switch (why) {
+        case ParamError::kChunkSize:
+            log::err("max_chunk_size=%d: must be a power of two >= %u", max_chunk_size, Params::kMinChunkSize);
+            break;
+        case ParamError::kQueueDepth:
+            log::err("sess_queue_depth=%d: must be 1..%u", sess_queue_depth, Params::kMaxQueueDepth);
+            break;
+        default:
+            log::err("sess_queue_depth=%d with max_chunk_size=%d needs more than 28 immediate bits", sess_queue_depth,
+                     max_chunk_size);
+            break;
+        }
+        return checked.to_errno();
+    }
+    set_params(checked.value());
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
-    cxxrt::log::info("loaded");
+    log::info("loaded, protocol 2.0: max_chunk_size %u (IO %u + headers %u), sess_queue_depth %u, always_invalidate %d",
+              params().chunk_size, params().max_io_size(), Params::kMaxHeaderSize, params().queue_depth,
+              int(params().always_invalidate));
     return 0;
 }
 
 extern "C" void rtrs_srv_cxx_exit(void) noexcept
 {
     (void)cxxrt_module_exit();
-    cxxrt::log::info("unloaded");
+    log::info("unloaded");
+}
+
+extern "C" rtrs_server_context* rtrs_srv_cxx_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
+{
+    if (!callbacks || !callbacks->io)
+        return reinterpret_cast<rtrs_server_context*>(long(-err::kInval));
+    Context* context = allocate<Context>(Gfp::kernel(), *callbacks, port);
+    if (!context)
+        return reinterpret_cast<rtrs_server_context*>(long(-err::kNoMem));
+    auto listening = context->listen();
+    if (listening.is_error()) {
+        destroy(context);
+        return reinterpret_cast<rtrs_server_context*>(long(listening.to_errno()));
+    }
+    return reinterpret_cast<rtrs_server_context*>(context);
+}
+
+extern "C" void rtrs_srv_cxx_close(rtrs_server_context* handle) noexcept
+{
+    auto* context = reinterpret_cast<Context*>(handle);
+    context->shut_down();
+    destroy(context);
+}
+
+extern "C" void rtrs_srv_cxx_set_session_context(rtrs_server_session* handle, void* user_context) noexcept
+{
+    reinterpret_cast<Session*>(handle)->user_context = user_context;
+}
+
+extern "C" int rtrs_srv_cxx_session_name(rtrs_server_session* handle, char* buffer, unsigned int size) noexcept
+{
+    if (!size)
+        return -err::kInval;
+    return kapi_scnprintf(buffer, size, "%s", reinterpret_cast<Session*>(handle)->name());
+}
+
+extern "C" unsigned int rtrs_srv_cxx_queue_depth(rtrs_server_session*) noexcept
+{
+    return params().queue_depth;
+}
+
+extern "C" void rtrs_srv_cxx_respond(rtrs_server_io* handle, int error) noexcept
+{
+    auto* io = reinterpret_cast<ServerIo*>(handle);
+    io->path->respond(*io, error);
 }

@@ -14,6 +14,7 @@
 #   rxe_teardown       delete everything rxe_setup created (safe to call twice)
 #   rxe_wait_active DEV [SECONDS]
 
+# shellcheck disable=SC2034  # used by the scripts that source this file
 RXE_DEV=() RXE_NETDEV=() RXE_ADDR=() RXE_ADDR6=() RXE_COUNT=0
 
 rxe_addr4() { # path index -> address (no prefix length)
@@ -69,6 +70,7 @@ rxe_teardown() {
         [ -n "${RXE_DEV[i]:-}" ] && { rdma link delete "${RXE_DEV[i]}" || rc=1; }
         [ -n "${RXE_NETDEV[i]:-}" ] && { ip link del "${RXE_NETDEV[i]}" || rc=1; }
     done
+    # shellcheck disable=SC2034
     RXE_DEV=() RXE_NETDEV=() RXE_ADDR=() RXE_ADDR6=() RXE_COUNT=0
     return $rc
 }

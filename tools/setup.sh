@@ -18,7 +18,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
-  rdmacm-utils perftest socat iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
+  rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
   linux-source-6.1)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* C boundary: memory allocation. Each function is one kernel call. */
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <cxxrt/kapi.h>
 
 /* KAPI: any context allowed by gfp; NULL on failure. */
@@ -18,4 +19,16 @@ void *kapi_kzalloc(unsigned long size, unsigned int gfp)
 void kapi_kfree(const void *ptr)
 {
 	kfree(ptr);
+}
+
+/* KAPI: process context (may sleep). Large, virtually contiguous memory. */
+void *kapi_vzalloc(unsigned long size)
+{
+	return vzalloc(size);
+}
+
+/* KAPI: process context. */
+void kapi_vfree(const void *ptr)
+{
+	vfree(ptr);
 }

@@ -65,6 +65,10 @@ public:
     Device device() const { return Device(kapi_rdma_cm_id_device(raw_)); }
     u32 port() const { return kapi_rdma_cm_id_port(raw_); }
     bool adopted() const { return adopted_ != nullptr; }
+    // Refuses the request without adopting it (IB_CM_REJ_CONSUMER_DEFINED
+    // with private data, at most kMaxRejectPrivateData); then return an
+    // error from on_connect_request so the CM destroys the id.
+    Result<void> reject(ConstByteSpan private_data) const;
 
 private:
     friend class CmId;
@@ -126,8 +130,11 @@ public:
     // handler mutex is held there). The QP must exist before accept.
     Result<void> accept(ConstByteSpan private_data, u8 rnr_retry_count);
     Result<void> reject(ConstByteSpan private_data);
-    // The QP goes to the error state (posted WRs flush) and both sides get
-    // kDisconnected. Process context.
+    // The QP goes to the error state (posted WRs flush) and a DREQ goes out.
+    // The side that receives kDisconnected must answer with its own
+    // disconnect() (it sends the DREP): only then does the initiator get its
+    // kDisconnected at once (else when the DREQ times out, tens of seconds
+    // on rxe). Process context; allowed inside the id's own handler.
     Result<void> disconnect();
 
     Device device() const { return Device(kapi_rdma_cm_id_device(raw_)); }

@@ -126,6 +126,13 @@ Result<void> CmId::reject(ConstByteSpan data)
     return to_result(kapi_rdma_reject(raw_, data.data(), u8(data.size())));
 }
 
+Result<void> IncomingConnection::reject(ConstByteSpan data) const
+{
+    if (data.size() > kMaxRejectPrivateData)
+        return Error(cxxrt::err::kMsgSize);
+    return to_result(kapi_rdma_reject(raw_, data.data(), u8(data.size())));
+}
+
 Result<void> CmId::disconnect()
 {
     return to_result(kapi_rdma_disconnect(raw_));

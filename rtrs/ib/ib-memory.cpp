@@ -12,8 +12,9 @@ Result<UniquePtr<DmaBuffer>> DmaBuffer::create(Gfp gfp, Device device, size_t si
     buffer->data_ = cxxrt::allocate_array<u8>(gfp, size);
     if (!buffer->data_)
         return Error(cxxrt::err::kNoMem);
-    CXXRT_TRY(cxxrt::to_result(
-        kapi_ib_dma_map_single(device.raw(), buffer->data_, size, int(direction), &buffer->dma_addr_)));
+    unsigned long long dma_addr = 0;
+    CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), buffer->data_, size, int(direction), &dma_addr)));
+    buffer->dma_addr_ = dma_addr;
     buffer->mapped_ = true;
     return buffer;
 }

@@ -77,7 +77,9 @@ Result<UniquePtr<QueuePair>> QueuePair::create(Gfp gfp, CmId& cm_id, ProtectionD
 
 QueuePair::~QueuePair()
 {
-    if (qp_)
+    // A CmId disowned after a refused connect request has no id any more;
+    // the refusing handler destroyed its queues before that (cm.hpp).
+    if (qp_ && cm_id_.raw())
         kapi_rdma_destroy_qp(cm_id_.raw());
 }
 

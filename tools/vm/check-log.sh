@@ -6,7 +6,7 @@
 # Usage: tools/vm/check-log.sh [--no-tap] LOGFILE
 # Kernel patterns: Oops, BUG:, WARNING:, cut here, KASAN, UBSAN, possible
 #   circular locking, lockdep, hung tasks, Kernel panic, general protection
-#   fault, kmemleak, refcount_t:, "cxxrt: leak".
+#   fault, kmemleak, refcount_t:, "cxxrt: leak", RCU stalls, soft/hard lockups.
 # TAP: a "not ok" line (also indented or after a printk timestamp) fails unless
 #   it carries a "# SKIP" or "# TODO" directive.
 # Lines matching a regex in tools/vm/check-log.allow (one ERE per line, # comments)
@@ -18,7 +18,7 @@ tap=1
 [ $# -eq 1 ] || { echo "usage: check-log.sh [--no-tap] LOGFILE" >&2; exit 2; }
 [ -r "$1" ] || { echo "check-log.sh: cannot read $1" >&2; exit 2; }
 
-kernel_re='Oops|BUG:|WARNING:|-+\[ cut here \]|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked for more than|hung_task|Kernel panic|general protection fault|kmemleak|refcount_t:|cxxrt: leak'
+kernel_re='Oops|BUG:|WARNING:|-+\[ cut here \]|KASAN|UBSAN|possible circular locking|lockdep|INFO: task .* blocked for more than|hung_task|Kernel panic|general protection fault|kmemleak|refcount_t:|cxxrt: leak|rcu: INFO: .*stall|detected stall|hard LOCKUP|soft lockup'
 tap_re='^(\[[ 0-9.]+\] *)?[[:space:]]*not ok([[:space:]]|$)'
 directive_re='#[[:space:]]*(SKIP|TODO)'
 allow=$here/check-log.allow

@@ -1,8 +1,10 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the test VM's initramfs (packed by tools/vm/mkinitramfs.sh).
 # Loads virtio/9p/overlay, mounts the host root read-only over 9p with a tmpfs
 # overlay on top, binds the unpacked Debian kernel's modules, then switch_root's
 # into it and runs /run/vm/stage2.sh (tools/vm/stage2.sh) as PID 1.
+# Kernel command line: vm.abi= vm.kdir= vm.results=1 (plus stage2's vm.*).
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -73,4 +75,9 @@ chmod 755 $n/run/vm/stage2.sh
 umount /proc /sys 2>/dev/null
 # switch_root (not a chroot in a child) so that PID 1, and with it the kernel's
 # usermode helpers (request_module -> /sbin/modprobe), see the new root.
-exec switch_root /newroot /bin/sh /run/vm/stage2.sh
+# Stage 2 runs under the host's static busybox when present: a first dynamic
+# exec over 9p (ld.so, libc) costs ~2 s under TCG, which the command pays anyway.
+sh=/usr/bin/busybox
+[ -x $n$sh ] && [ ! -L $n$sh ] || sh=/bin/sh
+[ "$sh" = /bin/sh ] || sh="$sh sh"
+exec switch_root /newroot $sh /run/vm/stage2.sh

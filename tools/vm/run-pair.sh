@@ -24,7 +24,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 die() { echo "run-pair.sh: error: $*" >&2; exit 2; }
 
-dir=$top/build/vm/pair results= cmd_a= cmd_b= expect_fail=0
+dir=$top/build/vm/pair results='' cmd_a='' cmd_b='' expect_fail=0
 common=(--timeout 600 --smp 1 --mem 1024)
 extra=()
 while [ $# -gt 0 ]; do
@@ -72,7 +72,8 @@ for _ in $(seq 100); do [ -S "$net" ] && break; kill -0 "$pa" 2>/dev/null || bre
 pb=$!; pids+=("$pb")
 
 # Relay monitor requests from the guests: a guest writes /results/.vmctl/<id>.req
-# holding "<vm> <monitor command>"; the answer goes to <id>.out, then <id>.done.
+# holding "<vm> <monitor command>"; the answer goes to <id>.out, monitor.sh's
+# status to <id>.rc, then <id>.done appears.
 relay() {
     local f id vm cmd
     for f in "$results"/.vmctl/*.req; do
@@ -82,7 +83,7 @@ relay() {
         rm -f "$f"
         case "$vm" in a|b) ;; *) echo "bad vm '$vm'" > "$id.out"; touch "$id.done"; continue ;; esac
         echo "run-pair.sh: guest request: vm $vm: $cmd" >&2
-        "$here/monitor.sh" "$dir/mon-$vm.sock" "$cmd" > "$id.out" 2>&1 || true
+        if "$here/monitor.sh" "$dir/mon-$vm.sock" "$cmd" > "$id.out" 2>&1; then echo 0; else echo 1; fi > "$id.rc"
         touch "$id.done"
     done
 }

@@ -1,16 +1,18 @@
 #!/bin/sh
-# Stage 2 of the test VM's init, PID 1 inside the host-root overlay (host's
-# /bin/sh). Runs the guest command named on the kernel command line, prints
-# VM-EXIT-STATUS=<n> on the console and powers off.
+# Stage 2 of the test VM's init: PID 1 inside the host-root overlay, run by the
+# host's static busybox sh (or /bin/sh). Runs the guest command named on the
+# kernel command line (vm.cmd= vm.cwd= vm.name= vm.interactive=) with bash,
+# prints VM-EXIT-STATUS=<n> on the console and powers off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
-cmd=; cwd=/; name=vm; interactive=0
+cmd=; cwd=/; name=vm; interactive=0; ttysize=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         vm.cmd=*) cmd=${arg#vm.cmd=} ;;
         vm.cwd=*) cwd=${arg#vm.cwd=} ;;
         vm.name=*) name=${arg#vm.name=} ;;
         vm.interactive=*) interactive=${arg#vm.interactive=} ;;
+        vm.ttysize=*) ttysize=${arg#vm.ttysize=} ;;
     esac
 done
 finish() {
@@ -31,6 +33,7 @@ cd "$cwd" 2>/dev/null || { echo "vm-stage2: cannot cd to $cwd"; finish 255; }
 echo "vm-stage2: $name up in $(cut -d' ' -f1 /proc/uptime)s, running ${cmd:-<none>} in $cwd"
 if [ "$interactive" = 1 ]; then
     echo "vm-stage2: interactive shell; 'exit' powers the VM off (Ctrl-A x kills QEMU)"
+    [ -n "$ttysize" ] && stty -F /dev/ttyS0 rows "${ttysize%x*}" cols "${ttysize#*x}" 2>/dev/null
     setsid -c bash -l -i </dev/ttyS0 >/dev/ttyS0 2>&1
     rc=$?
 elif [ -n "$cmd" ]; then

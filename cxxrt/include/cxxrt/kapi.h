@@ -22,6 +22,9 @@ extern "C" {
 void *kapi_kmalloc(unsigned long size, unsigned int gfp) KAPI_NOEXCEPT;
 void *kapi_kzalloc(unsigned long size, unsigned int gfp) KAPI_NOEXCEPT;
 void kapi_kfree(const void *ptr) KAPI_NOEXCEPT;
+/* Large buffers (vmalloc). KAPI: process context. */
+void *kapi_vzalloc(unsigned long size) KAPI_NOEXCEPT;
+void kapi_vfree(const void *ptr) KAPI_NOEXCEPT;
 
 /* Logging. level: 0 emerg ... 7 debug (printk levels). Any context. */
 void kapi_vlog(int level, const char *fmt, __builtin_va_list args) KAPI_NOEXCEPT;

@@ -1,0 +1,212 @@
+// rtrs-client: one connection of a path (RDMA-CM id, CQ, QP), its connect
+// handshake (CON_REQ / CON_RSP) and its receive side.
+#include <cxxrt/log.hpp>
+#include "rtrs/rtrs-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+namespace {
+// rdma_connect retry counts: upstream's values (7 = retry forever for RNR).
+constexpr u8 kRetryCount = 7;
+constexpr u8 kRnrRetryCount = 7;
+}  // namespace
+
+ClientConnection::~ClientConnection()
+{
+    // The QP, CQ and cm_id go first (Connection's destructor), so no
+    // completion can reach the receive slots while they are freed.
+    connection_.reset();
+    receive_slots_.reset();
+    receive_buffer_.reset();
+}
+
+Result<void> ClientConnection::connect(const ib::SockAddr* source, const ib::SockAddr& destination)
+{
+    auto id = CXXRT_TRY(ib::CmId::create(Gfp::kernel(), *this));
+    connection_ = CXXRT_TRY(ib::Connection::create(Gfp::kernel(), cxxrt::move(id)));
+    CXXRT_TRY(connection_->cm_id().resolve_addr(source, destination, kResolveTimeoutMs));
+    // The rest of the handshake runs in on_cm_event.
+    if (!connect_done_.wait_timeout(kConnectTimeoutMs)) {
+        cxxrt::log::err("rtrs-client: connection %u: no answer within %u ms", cid_, kConnectTimeoutMs);
+        return Error(cxxrt::err::kTimedOut);
+    }
+    if (connect_result_)
+        return Error::from_errno(connect_result_);
+    return {};
+}
+
+void ClientConnection::finish_connect(int result)
+{
+    connect_result_ = result;
+    connect_done_.complete();
+}
+
+void ClientConnection::handle_established(const ib::CmEvent& event)
+{
+    auto response = codec::decode_conn_rsp(event.private_data);
+    if (!response) {
+        cxxrt::log::err("rtrs-client: connection %u: bad CON_RSP (%d)", cid_, response.to_errno());
+        finish_connect(response.to_errno());
+        return;
+    }
+    response_ = response.value();
+    established_.store(true);
+    finish_connect(0);
+}
+
+void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
+{
+    using T = ib::CmEventType;
+    switch (event.type) {
+    case T::kAddrResolved: {
+        auto pd = path_.protection_domain(id.device());
+        if (!pd) {
+            finish_connect(pd.to_errno());
+            return;
+        }
+        auto queues = connection_->create_queues(Gfp::kernel(), pd.release_value(),
+                                                  path_.connection_config(cid_, id.device()));
+        if (!queues) {
+            cxxrt::log::err("rtrs-client: connection %u: cannot create CQ/QP (%d)", cid_, queues.to_errno());
+            finish_connect(queues.to_errno());
+            return;
+        }
+        auto route = id.resolve_route(kResolveTimeoutMs);
+        if (!route)
+            finish_connect(route.to_errno());
+        return;
+    }
+    case T::kRouteResolved: {
+        u8 request[sizeof(wire::ConnReq)];
+        auto built = path_.build_conn_req(cid_, cxxrt::ByteSpan(request));
+        if (!built) {
+            finish_connect(built.to_errno());
+            return;
+        }
+        auto sent = id.connect_from_handler(cxxrt::ConstByteSpan(request, built.value()), kRetryCount,
+                                            kRnrRetryCount);
+        if (!sent)
+            finish_connect(sent.to_errno());
+        return;
+    }
+    case T::kEstablished:
+        handle_established(event);
+        return;
+    case T::kRejected: {
+        auto reason = codec::decode_conn_reject(event.private_data);
+        int error = reason ? reason.value() : -cxxrt::err::kConnReset;
+        cxxrt::log::err("rtrs-client: connection %u rejected: %s, errno %d", cid_,
+                        id.reject_reason_text(event.status), error);
+        finish_connect(error);
+        return;
+    }
+    case T::kAddrError:
+    case T::kRouteError:
+    case T::kUnreachable:
+    case T::kConnectError:
+        cxxrt::log::err("rtrs-client: connection %u: %s (%d)", cid_, event.name(), event.status);
+        finish_connect(-cxxrt::err::kHostUnreach);
+        return;
+    case T::kDisconnected:
+    case T::kDeviceRemoval:
+    case T::kAddrChange:
+        if (established_.load())
+            path_.fail(event.name());
+        else
+            finish_connect(-cxxrt::err::kConnReset);
+        return;
+    default:
+        return;  // TIMEWAIT_EXIT and the like need nothing
+    }
+}
+
+Result<void> ClientConnection::post_receives(u32 count)
+{
+    ib::Device device = connection_->device();
+    receive_buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), device, cxxrt::size_t(count) * kReceiveSlotSize,
+                                                      ib::DmaDirection::kFromDevice));
+    CXXRT_TRY(receive_slots_.create(Gfp::kernel(), count, [this](void* where, u32 index) {
+        new (where) ReceiveSlot(*this, index);
+    }));
+    const u32 lkey = connection_->pd().local_dma_lkey();
+    for (u32 i = 0; i < count; ++i) {
+        ib::Sge sge = receive_buffer_->sge(lkey, cxxrt::size_t(i) * kReceiveSlotSize, kReceiveSlotSize);
+        CXXRT_TRY(connection_->qp().post_recv(receive_slots_[i].done_, cxxrt::Span<const ib::Sge>(&sge, 1)));
+    }
+    return {};
+}
+
+void ClientConnection::disconnect_and_drain()
+{
+    if (!connection_)
+        return;
+    (void)connection_->cm_id().disconnect();
+    if (connection_->has_queues())
+        connection_->drain();
+}
+
+Result<void> ClientConnection::post_heartbeat(u32 imm)
+{
+    return connection_->qp().post_write_imm(&send_done_, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+}
+
+void ReceiveSlot::on_done(const ib::WorkCompletion& wc) { connection_.on_receive(*this, wc); }
+
+void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        if (!wc.flushed()) {
+            cxxrt::log::err_ratelimited("rtrs-client: connection %u: receive failed: %s", cid_, wc.status_text());
+            path_.fail("receive error");
+        }
+        return;
+    }
+    path_.heartbeat().saw_traffic();
+    if (wc.has_imm()) {
+        const u32 imm = wc.imm();
+        const u32 type = wire::imm_type_bits(imm);
+        if (type == u32(wire::ImmType::kIoResponse) || type == u32(wire::ImmType::kIoResponseInvalidate)) {
+            auto response = codec::decode_io_response_imm(imm, path_.queue_depth());
+            // A SEND_WITH_IMM (not an RDMA write) carries an RKEY_RSP.
+            if (response && wc.opcode == ib::WorkCompletion::kRecv && path_.new_rkey()) {
+                receive_buffer_->sync_for_cpu();
+                auto data = receive_buffer_->bytes().slice(cxxrt::size_t(slot.index_) * kReceiveSlotSize,
+                                                           cxxrt::min<u32>(wc.byte_len, kReceiveSlotSize));
+                auto rkey = codec::decode_rkey_rsp(data, path_.queue_depth());
+                if (rkey)
+                    path_.update_rkey(rkey.value());
+                else
+                    cxxrt::log::err_ratelimited("rtrs-client: bad RKEY_RSP (%d)", rkey.to_errno());
+            }
+            if (response)
+                path_.complete_request(response.value().msg_id, response.value().err, response.value().invalidated);
+            else
+                cxxrt::log::err_ratelimited("rtrs-client: bad IO response immediate 0x%x", imm);
+        } else if (type == u32(wire::ImmType::kHeartbeat)) {
+            if (path_.connected())
+                (void)post_heartbeat(wire::kHeartbeatAckImm);
+        } else if (type == u32(wire::ImmType::kHeartbeatAck)) {
+            path_.heartbeat().saw_ack(now_ns());
+        } else {
+            cxxrt::log::err_ratelimited("rtrs-client: unknown immediate type %u", type);
+        }
+    }
+    // A plain receive without an immediate is the server's SEND_WITH_INV of
+    // a READ's rkey: nothing to do but re-arm the slot.
+    const u32 lkey = connection_->pd().local_dma_lkey();
+    ib::Sge sge = receive_buffer_->sge(lkey, cxxrt::size_t(slot.index_) * kReceiveSlotSize, kReceiveSlotSize);
+    auto posted = connection_->qp().post_recv(slot.done_, cxxrt::Span<const ib::Sge>(&sge, 1));
+    if (!posted)
+        path_.fail("cannot re-post a receive");
+}
+
+void ClientConnection::on_send_done(const ib::WorkCompletion& wc)
+{
+    if (wc.ok() || wc.flushed())
+        return;
+    cxxrt::log::err_ratelimited("rtrs-client: connection %u: send failed: %s", cid_, wc.status_text());
+    path_.fail("send error");
+}
+
+}  // namespace rtrs::clt

@@ -1,0 +1,376 @@
+// The RTRS client transport: sessions, paths, connections and requests.
+//
+// Objects and ownership (all made in process context):
+//   Session      one per rtrs_client_open(); owns its Paths, the permit pool
+//                and one Permit per server chunk (the user's handle).
+//   Path         one per destination; owns, while connected, its
+//                ClientConnections (cid 0 = service, 1..N = IO), its
+//                protection domain, the chunk table from INFO_RSP and one
+//                PathRequest per permit (DMA buffer, scatterlist, MR).
+//   ClientConnection  one RDMA-CM id + CQ + QP; the CM event handler of its
+//                id and the owner of its receive slots.
+//
+// Contexts:
+//   - connect, teardown, reconnect, heartbeat: process context, in work
+//     items of the module's workqueue (or the opener's thread), serialised
+//     per path by Path::control_;
+//   - CM events: the CM's work queues (a handler never destroys its own id:
+//     teardown runs from the path's error work);
+//   - completions: softirq (PollContext::kSoftirq CQs), never sleeping;
+//   - rtrs_client_request: any context that may not sleep.
+// IO submission never takes a lock: a submitter announces itself in the
+// path's submitter count and re-checks the state; teardown first leaves the
+// connected state, then waits for the count to drop to zero, then drains
+// the QPs, so no post can race with QP destruction and no completion can
+// race with fail-over.
+#pragma once
+
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/new.hpp>
+#include <cxxrt/percpu.hpp>
+#include <cxxrt/sync.hpp>
+#include <cxxrt/unique_ptr.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
+#include <proto/rtrs-wire.hpp>
+#include <rtrs/rtrs-api.h>
+#include "rtrs/ib/cm.hpp"
+#include "rtrs/ib/memory.hpp"
+#include "rtrs/ib/verbs.hpp"
+#include "rtrs/rtrs-clt-state.hpp"
+#include "rtrs/rtrs-clt-policy.hpp"
+#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/rtrs-heartbeat.hpp"
+#include "rtrs/rtrs-permits.hpp"
+#include "rtrs/rtrs-stats.hpp"
+
+namespace rtrs::clt {
+
+using cxxrt::Atomic;
+using cxxrt::Error;
+using cxxrt::Gfp;
+using cxxrt::Result;
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+using cxxrt::u8;
+using cxxrt::RefPtr;
+using cxxrt::UniquePtr;
+
+class Session;
+class Path;
+class ClientConnection;
+
+// Limits of this implementation.
+inline constexpr u32 kMaxPaths = 32;             // PathSlot snapshot lives on the stack
+inline constexpr u32 kMaxSegments = 128;         // pages of one fast-reg MR (upstream's value)
+inline constexpr u32 kMaxSge = 32;               // SGEs of one WRITE (data entries + 1)
+inline constexpr u32 kServiceReceives = 64;      // heartbeats on cid 0
+inline constexpr u32 kConnectTimeoutMs = 30000;  // per connection, and for INFO_RSP
+inline constexpr int kResolveTimeoutMs = 2000;
+inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
+
+// The module's workqueue (rtrs-clt.cpp): error, reconnect and heartbeat work.
+cxxrt::Workqueue& workqueue();
+// "now" for heartbeats and latency.
+u64 now_ns();
+
+// A fixed array of pinned objects constructed in place; freed in reverse.
+template <typename T>
+class ObjectArray : cxxrt::Pinned {
+    static_assert(alignof(T) <= 8, "kmalloc alignment");
+
+public:
+    ObjectArray() = default;
+    ~ObjectArray() { reset(); }
+
+    // construct(void* where, u32 index) placement-news element index.
+    template <typename Construct>
+    Result<void> create(Gfp gfp, u32 count, Construct&& construct)
+    {
+        reset();
+        u8* memory = cxxrt::allocate_array<u8>(gfp, cxxrt::size_t(count) * sizeof(T));
+        if (!memory)
+            return Error(cxxrt::err::kNoMem);
+        items_ = reinterpret_cast<T*>(memory);
+        for (u32 i = 0; i < count; ++i) {
+            construct(static_cast<void*>(items_ + i), i);
+            count_ = i + 1;
+        }
+        return {};
+    }
+    void reset()
+    {
+        while (count_)
+            items_[--count_].~T();
+        cxxrt::free_array(reinterpret_cast<u8*>(items_));
+        items_ = nullptr;
+    }
+    u32 size() const { return count_; }
+    T& operator[](u32 i) const { return items_[i]; }
+    explicit operator bool() const { return items_ != nullptr; }
+
+private:
+    T* items_ = nullptr;
+    u32 count_ = 0;
+};
+
+// The user's handle for one server chunk, and the IO it currently carries.
+// Written by rtrs_client_request(); read by whichever path carries the IO
+// (fail-over re-issues it from these fields).
+struct Permit : cxxrt::Pinned {
+    Permit(Session& owner, u32 permit_id) : session(owner), id(permit_id) {}
+    ~Permit() { cxxrt::free_array(user_header); }
+
+    Session& session;
+    const u32 id;
+    u8* user_header = nullptr;
+    rtrs_direction direction = RTRS_READ;
+    u32 header_length = 0;
+    scatterlist* sg = nullptr;
+    u32 sg_count = 0;
+    u32 data_length = 0;
+    rtrs_client_done_fn done = nullptr;
+    void* done_context = nullptr;
+};
+
+// Where chunk i lives on the server, per path (rkey may change per IO with
+// always_invalidate; written from softirq, read on submission).
+struct RemoteChunk {
+    u64 addr;
+    u32 rkey;
+    u32 length;
+};
+
+// Per path and permit: the DMA-mapped memory one IO needs on that path.
+class PathRequest : cxxrt::Pinned {
+public:
+    PathRequest(Path& path, u32 id) : path_(path), id_(id) {}
+    Result<void> init(ib::Device device, const RefPtr<ib::ProtectionDomain>& pd, u32 message_size, u32 segments,
+                      u32 mr_pages);
+
+private:
+    friend class Path;
+    void on_invalidated(const ib::WorkCompletion& wc);
+
+    Path& path_;
+    const u32 id_;
+    UniquePtr<ib::DmaBuffer> message_;  // user header, then the RTRS message
+    UniquePtr<ib::ScatterList> sg_;
+    UniquePtr<ib::MemoryRegion> mr_;
+    Permit* permit_ = nullptr;
+    ClientConnection* connection_ = nullptr;
+    bool registered_ = false;  // READ: mr_ holds a registration the server may invalidate
+    bool sg_mapped_ = false;
+    int pending_errno_ = 0;
+    Atomic<bool> in_flight_{false};
+    ib::Completion invalidate_done_{ib::Completion::member<PathRequest, &PathRequest::on_invalidated>, this};
+};
+
+// One receive buffer slot of a connection.
+class ReceiveSlot : cxxrt::Pinned {
+public:
+    ReceiveSlot(ClientConnection& connection, u32 index) : connection_(connection), index_(index) {}
+
+private:
+    friend class ClientConnection;
+    void on_done(const ib::WorkCompletion& wc);
+    ClientConnection& connection_;
+    const u32 index_;
+    ib::Completion done_{ib::Completion::member<ReceiveSlot, &ReceiveSlot::on_done>, this};
+};
+
+class ClientConnection final : public ib::CmEventHandler, cxxrt::Pinned {
+public:
+    ClientConnection(Path& path, u16 cid) : path_(path), cid_(cid) {}
+    ~ClientConnection();
+
+    // Resolves, creates the queues and connects; sleeps until established
+    // or failed (process context, the path's control lock held).
+    Result<void> connect(const ib::SockAddr* source, const ib::SockAddr& destination);
+    // Posts `count` receives of kReceiveSlotSize bytes each.
+    Result<void> post_receives(u32 count);
+    // Disconnects and waits until every posted WR has completed.
+    void disconnect_and_drain();
+
+    void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
+
+    u16 cid() const { return cid_; }
+    ib::QueuePair& qp() { return connection_->qp(); }
+    ib::Connection* connection() const { return connection_.get(); }
+    const codec::ConnRspFields& response() const { return response_; }
+    ib::Completion& send_done() { return send_done_; }
+    Result<void> post_heartbeat(u32 imm);
+
+private:
+    friend class ReceiveSlot;
+    void on_receive(ReceiveSlot& slot, const ib::WorkCompletion& wc);
+    void on_send_done(const ib::WorkCompletion& wc);
+    void finish_connect(int result);
+    void handle_established(const ib::CmEvent& event);
+
+    Path& path_;
+    const u16 cid_;
+    UniquePtr<ib::Connection> connection_;
+    cxxrt::Completion connect_done_;
+    int connect_result_ = 0;
+    Atomic<bool> established_{false};
+    codec::ConnRspFields response_;
+    UniquePtr<ib::DmaBuffer> receive_buffer_;
+    ObjectArray<ReceiveSlot> receive_slots_;
+    ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};
+};
+
+class Path : cxxrt::Pinned {
+public:
+    Path(Session& session, u32 index, const rtrs_path_address& address);
+    ~Path();
+
+    Result<void> init();
+    // First connect, from rtrs_client_open (process context).
+    Result<void> open();
+    // Starts reconnecting a path whose first connect failed.
+    void start_reconnecting();
+    // Final teardown (process context): no work runs on the path after it.
+    void close();
+
+    // Any context: an error on a connected path; teardown follows in a work item.
+    void fail(const char* why);
+    // Any context, no sleep: carries the permit's IO on this path.
+    Result<void> submit(Permit& permit);
+    // Softirq: the server's answer for request id.
+    void complete_request(u32 id, int error, bool invalidated);
+    void update_rkey(const codec::RkeyRspView& rkey);
+
+    PathState state() const { return state_.state(); }
+    bool connected() const { return state() == PathState::kConnected; }
+    u32 inflight() const { return inflight_.load(cxxrt::MemoryOrder::kRelaxed); }
+    Heartbeat& heartbeat() { return heartbeat_; }
+    Session& session() { return session_; }
+    u32 index() const { return index_; }
+    bool new_rkey() const { return (params_.flags & wire::kMsgFlagNewRkey) != 0; }
+    u32 queue_depth() const { return params_.queue_depth; }
+
+    // For ClientConnection while connecting (CM handler, serialised with
+    // the connecting thread).
+    Result<RefPtr<ib::ProtectionDomain>> protection_domain(ib::Device device);
+    ib::ConnectionConfig connection_config(u16 cid, ib::Device device) const;
+    Result<cxxrt::size_t> build_conn_req(u16 cid, cxxrt::ByteSpan out) const;
+    u16 connection_count() const { return u16(connection_count_); }
+    void on_info_response(const ib::WorkCompletion& wc);
+    void on_info_sent(const ib::WorkCompletion& wc);
+    void post_info_receive(ClientConnection& service);
+
+private:
+    friend class PathRequest;
+    Result<void> connect();
+    Result<void> exchange_info();
+    Result<void> create_requests();
+    void teardown();
+    void fail_over_requests();
+    void finish_request(PathRequest& request, int error);
+    void became_connected();
+    void schedule_reconnect();
+    void handle_error();      // error_work_
+    void reconnect();         // reconnect_work_
+    void send_heartbeat();    // heartbeat_work_
+    ClientConnection* io_connection();
+    void leave_submission();
+
+    Session& session_;
+    const u32 index_;
+    rtrs_path_address address_;
+    char name_[96] = {};
+    PathStateMachine state_{PathState::kConnecting};
+    ReconnectBudget budget_;
+    cxxrt::Mutex control_;  // serialises connect, teardown and close
+    wire::Uuid uuid_{};
+    u16 reconnect_count_ = 0;
+    bool connected_once_ = false;
+    bool counted_up_ = false;  // counted in the session's connected paths
+    u32 connection_count_ = 0;
+    ClientConnection** connections_ = nullptr;
+    RefPtr<ib::ProtectionDomain> pd_;
+    codec::ConnRspFields params_;
+    codec::ChunkGeometry geometry_;
+    u32 message_size_ = 0;
+    RemoteChunk* chunks_ = nullptr;
+    ObjectArray<PathRequest> requests_;
+    Heartbeat heartbeat_;
+    Atomic<u32> submitters_{0};
+    cxxrt::WaitQueue submitters_idle_;
+    Atomic<u32> inflight_{0};
+    cxxrt::PerCpu<ClientCpuStats> stats_;
+    ReconnectCounters reconnects_;
+    // INFO_REQ/INFO_RSP on cid 0.
+    UniquePtr<ib::DmaBuffer> info_request_;
+    UniquePtr<ib::DmaBuffer> info_response_;
+    cxxrt::Completion info_received_;
+    int info_result_ = 0;
+    u32 info_length_ = 0;
+    ib::Completion info_receive_done_{ib::Completion::member<Path, &Path::on_info_response>, this};
+    ib::Completion info_send_done_{ib::Completion::member<Path, &Path::on_info_sent>, this};
+    cxxrt::Work error_work_{cxxrt::Callback::to<&Path::handle_error>(this)};
+    cxxrt::DelayedWork reconnect_work_{cxxrt::Callback::to<&Path::reconnect>(this)};
+    cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+};
+
+class Session : cxxrt::Pinned {
+public:
+    Session() = default;
+    ~Session();
+
+    static Result<Session*> open(const rtrs_client_callbacks& callbacks, const rtrs_client_open_params& params);
+    void close();
+
+    void query(rtrs_client_attributes& attributes) const;
+    Permit* get_permit(rtrs_wait wait);
+    void put_permit(Permit& permit);
+    int request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
+                u32 data_length, rtrs_client_done_fn done, void* done_context);
+
+    // Picks a connected path (not `excluded`) and submits; error if none took it.
+    Result<void> submit(Permit& permit, Path* excluded);
+    // Process context: re-issues an IO of a failed path, or fails it.
+    void fail_over(Permit& permit, Path& failed);
+    static void complete(Permit& permit, int error);
+
+    // Path life, from the paths' work items (process context).
+    Result<void> agree_parameters(const codec::ConnRspFields& params, u32 mr_pages, u32 max_send_sge);
+    void path_up();
+    void path_down();
+
+    const char* name() const { return name_; }
+    const wire::Uuid& uuid() const { return uuid_; }
+    u32 user_header_size() const { return user_header_size_; }
+    u32 max_segments() const { return max_segments_; }
+    u32 reconnect_delay_ms() const { return reconnect_delay_seconds_ * 1000; }
+    int max_reconnect_attempts() const { return max_reconnect_attempts_; }
+    bool closing() const { return closing_.load(); }
+
+private:
+    Result<void> create_permits();
+
+    char name_[wire::kNameMax + 1] = {};
+    rtrs_client_callbacks callbacks_{};
+    wire::Uuid uuid_{};
+    u32 reconnect_delay_seconds_ = 0;
+    int max_reconnect_attempts_ = -1;
+    u32 user_header_size_ = 0;
+    u32 path_count_ = 0;
+    Path** paths_ = nullptr;
+    cxxrt::Mutex setup_;  // parameters agreed between paths; link events
+    u32 queue_depth_ = 0;
+    u32 max_io_size_ = 0;
+    u32 max_segments_ = 0;
+    PermitPool permits_;
+    ObjectArray<Permit> permit_objects_;
+    cxxrt::WaitQueue permit_wait_;
+    Atomic<u8> policy_{u8(PathPolicy::kMinInflight)};
+    cxxrt::PerCpu<u32> cursors_;
+    Atomic<u32> connected_paths_{0};
+    bool link_down_reported_ = false;
+    Atomic<bool> closing_{false};
+};
+
+}  // namespace rtrs::clt

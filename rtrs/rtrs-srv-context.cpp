@@ -1,0 +1,199 @@
+// Server context: the listener, connect requests, and the session registry.
+#include <cxxrt/log.hpp>
+#include "rtrs/rtrs-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::srv {
+
+using namespace cxxrt;
+
+namespace {
+
+bool same_uuid(const wire::Uuid& a, const wire::Uuid& b)
+{
+    return compare_bytes(a.bytes, b.bytes, sizeof(a.bytes)) == 0;
+}
+
+// Answers a refused connect request with a CON_RSP carrying the errno, so
+// the client can tell "unknown session" (-ENXIO) from "duplicate" (-EEXIST).
+int refuse(ib::IncomingConnection& incoming, int error)
+{
+    u8 message[sizeof(wire::ConnRsp)];
+    auto built = codec::build_conn_reject(ByteSpan(message), error);
+    if (built.is_ok() && !incoming.adopted())
+        (void)incoming.reject(ConstByteSpan(message, built.value()));
+    return error;
+}
+
+}  // namespace
+
+Context::~Context()
+{
+    CXXRT_ASSERT(sessions_.is_empty());
+}
+
+Result<void> Context::listen()
+{
+    auto id = CXXRT_TRY(ib::CmId::create(Gfp::kernel(), *this));
+    // The IPv6 wildcard accepts IPv4 clients too (dual stack).
+    kapi_rdma_addr any{};
+    any.family = KAPI_RDMA_AF_INET6;
+    any.port = port_;
+    auto address = CXXRT_TRY(ib::SockAddr::from(any));
+    auto bound = id->bind(address);
+    if (bound.is_error()) {
+        log::err("cannot bind to port %u: %d", unsigned(port_), bound.to_errno());
+        return bound.error();
+    }
+    CXXRT_TRY(id->listen(64));
+    listener_ = move(id);
+    log::info("listening on port %u", unsigned(port_));
+    return {};
+}
+
+void Context::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
+{
+    // The listener itself only hears about its device going away.
+    log::warn("listener event %s (%d)", event.name(), event.status);
+}
+
+Session* Context::find_session(const wire::Uuid& uuid)
+{
+    for (Session& session : sessions_)
+        if (same_uuid(session.uuid(), uuid))
+            return &session;
+    return nullptr;
+}
+
+bool Context::session_name_taken(const Session& asking, StringView name)
+{
+    MutexGuard guard(mutex_);
+    for (Session& session : sessions_)
+        if (&session != &asking && StringView(session.name()) == name)
+            return true;
+    return false;
+}
+
+int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& incoming, const ib::CmEvent& event)
+{
+    auto request = codec::decode_conn_req(event.private_data);
+    if (request.is_error()) {
+        log::err_ratelimited("malformed connect request refused: %d", request.to_errno());
+        return refuse(incoming, -err::kInval);
+    }
+    auto accepted = accept_request(incoming, request.value());
+    int rc = accepted.is_ok() ? accepted.value() : accepted.to_errno();
+    if (rc < 0)
+        return refuse(incoming, rc);
+    return 0;
+}
+
+// Finds or makes the session and path of a connect request and hands the
+// connection to the path. Returns 0, or a negative errno for the client.
+Result<int> Context::accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request)
+{
+    MutexGuard guard(mutex_);
+    if (shutting_down_)
+        return -err::kConnRefused;
+    Session* session = find_session(request.paths_uuid);
+    if (!session) {
+        // Only a client's first connection may create a session; any other
+        // refers to a session we no longer have and must start over.
+        if (!request.first_conn)
+            return -err::kNxio;
+        session = allocate<Session>(Gfp::kernel(), *this, request.paths_uuid);
+        if (!session)
+            return -err::kNoMem;
+        sessions_.push_back(*session);
+    }
+    Path* path = session->find_path(request.sess_uuid);
+    if (path && (path->is_closing() || path->reconnect_count() != request.recon_cnt)) {
+        // The client reconnects a path we still hold: let the old one go.
+        path->schedule_close("client reconnected");
+        path = nullptr;
+    }
+    if (path && path->connection_count() != request.cid_num)
+        return -err::kInval;
+    if (!path) {
+        path = allocate<Path>(Gfp::kernel(), *session, request);
+        if (!path)
+            return -err::kNoMem;
+        session->paths.push_back(*path);
+        auto ready = path->init(incoming.device());
+        if (ready.is_error()) {
+            Session::Paths::remove(*path);
+            destroy(path);
+            if (session->paths.is_empty()) {
+                Sessions::remove(*session);
+                destroy(session);
+            }
+            return ready.to_errno();
+        }
+    }
+    if (path->connection(request.cid))
+        return -err::kExist;
+    auto added = path->add_connection(incoming, request.cid);
+    if (added.is_error())
+        return added.to_errno();
+    return 0;
+}
+
+void Context::path_closed(Path& path)
+{
+    Session& session = path.session();
+    bool last = false;
+    {
+        MutexGuard guard(mutex_);
+        Session::Paths::remove(path);
+        if (session.paths.is_empty()) {
+            Sessions::remove(session);
+            last = true;
+        }
+    }
+    destroy(&path);
+    if (last) {
+        if (session.announced && callbacks_.link_event)
+            callbacks_.link_event(reinterpret_cast<rtrs_server_session*>(&session),
+                                  RTRS_SERVER_LINK_DISCONNECTED, session.user_context);
+        destroy(&session);
+    }
+    paths_gone_.wake_up_all();
+}
+
+void Context::shut_down()
+{
+    listener_.reset();  // no new connect requests after this returns
+    {
+        MutexGuard guard(mutex_);
+        shutting_down_ = true;
+        for (Session& session : sessions_)
+            for (Path& path : session.paths)
+                path.schedule_close("server shutting down");
+    }
+    paths_gone_.wait([this] {
+        MutexGuard guard(mutex_);
+        return sessions_.is_empty();
+    });
+}
+
+Session::~Session()
+{
+    CXXRT_ASSERT(paths.is_empty());
+}
+
+Path* Session::find_path(const wire::Uuid& uuid)
+{
+    for (Path& path : paths)
+        if (same_uuid(*reinterpret_cast<const wire::Uuid*>(path.uuid()), uuid))
+            return &path;
+    return nullptr;
+}
+
+void Session::set_name(StringView name)
+{
+    size_t n = min(name.length(), sizeof(name_) - 1);
+    copy_bytes(name_, name.data(), n);
+    name_[n] = '\0';
+}
+
+}  // namespace rtrs::srv

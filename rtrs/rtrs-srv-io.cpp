@@ -1,0 +1,321 @@
+// Server connections and the IO path: receives, immediates, handing IOs
+// to the user, and answering them.
+#include <cxxrt/log.hpp>
+#include "rtrs/rtrs-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::srv {
+
+using namespace cxxrt;
+
+namespace {
+
+// Room in each send queue: an IO answer takes up to four work requests
+// (READ data, SEND_WITH_INV, REG_MR, the answer itself), plus control sends.
+u32 send_queue_size(const Params& p) { return p.queue_depth * 4 + 16; }
+u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
+
+}  // namespace
+
+// ---- connection setup and CM events ----
+
+ServerConnection::~ServerConnection()
+{
+    connection_.reset();  // QP and CQ go first, then the cm_id
+    receive_buffer_.reset();
+    if (slots_) {
+        for (u32 i = 0; i < slot_count_; ++i)
+            slots_[i].~ReceiveSlot();
+        free_array(slots_);
+    }
+}
+
+Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib::ProtectionDomain> pd)
+{
+    const Params& p = params();
+    auto id = CXXRT_TRY(ib::CmId::adopt(Gfp::kernel(), incoming, *this));
+    connection_ = CXXRT_TRY(ib::Connection::create(Gfp::kernel(), move(id)));
+    ib::ConnectionConfig config;
+    config.qp.max_send_wr = send_queue_size(p);
+    config.qp.max_recv_wr = receive_queue_size(p);
+    config.qp.max_send_sge = 1;
+    config.qp.max_recv_sge = 1;
+    config.comp_vector = cid_ > 0 ? cid_ - 1 : 0;
+    // Connection 0 carries INFO_REQ, whose handling sleeps (user callback,
+    // locks): its completions run in a kworker. IO completions: softirq.
+    config.poll = cid_ == 0 ? ib::PollContext::kWorkqueue : ib::PollContext::kSoftirq;
+    CXXRT_TRY(connection_->create_queues(Gfp::kernel(), move(pd), config));
+
+    if (cid_ == 0) {
+        slot_count_ = p.queue_depth + 4;
+        slots_ = allocate_array<ReceiveSlot>(Gfp::kernel(), slot_count_);
+        if (!slots_)
+            return Error(err::kNoMem);
+        receive_buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), connection_->device(),
+                                                          slot_count_ * kReceiveSize, ib::DmaDirection::kFromDevice));
+        for (u32 i = 0; i < slot_count_; ++i) {
+            new (&slots_[i]) ReceiveSlot();
+            slots_[i].connection = this;
+            slots_[i].index = i;
+            CXXRT_TRY(repost_receive(&slots_[i]));
+        }
+    } else {
+        for (u32 i = 0; i < p.queue_depth + 4; ++i)
+            CXXRT_TRY(repost_receive(nullptr));
+    }
+
+    codec::ConnRspFields fields;
+    fields.queue_depth = u16(p.queue_depth);
+    fields.max_io_size = p.max_io_size();
+    fields.max_hdr_size = Params::kMaxHeaderSize;
+    fields.flags = p.always_invalidate ? u32(wire::kMsgFlagNewRkey) : 0;
+    u8 message[sizeof(wire::ConnRsp)];
+    size_t length = CXXRT_TRY(codec::build_conn_rsp(ByteSpan(message), fields));
+    return connection_->cm_id().accept(ConstByteSpan(message, length), 7);
+}
+
+Result<void> ServerConnection::repost_receive(ReceiveSlot* slot)
+{
+    if (!slot)
+        return connection_->qp().post_recv(immediate_done_);
+    ib::Sge sge = receive_buffer_->sge(connection_->pd().local_dma_lkey(), slot->index * kReceiveSize, kReceiveSize);
+    return connection_->qp().post_recv(slot->done, Span<const ib::Sge>(&sge, 1));
+}
+
+void ServerConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
+{
+    switch (event.type) {
+    case ib::CmEventType::kEstablished:
+        established_.store(true);
+        path_.connection_established(*this);
+        break;
+    case ib::CmEventType::kDisconnected:
+        path_.schedule_close("client disconnected");
+        break;
+    case ib::CmEventType::kConnectError:
+    case ib::CmEventType::kUnreachable:
+    case ib::CmEventType::kRejected:
+    case ib::CmEventType::kDeviceRemoval:
+    case ib::CmEventType::kAddrChange:
+        log::warn("connection %u: %s (%d)", unsigned(cid_), event.name(), event.status);
+        path_.schedule_close(event.name());
+        break;
+    default:
+        break;
+    }
+}
+
+void ServerConnection::disconnect()
+{
+    if (connection_)
+        (void)connection_->cm_id().disconnect();
+}
+
+void ServerConnection::drain()
+{
+    if (connection_ && connection_->has_queues())
+        connection_->drain();
+}
+
+void ServerConnection::on_send_done(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed()) {
+        log::err_ratelimited("connection %u: send failed: %s", unsigned(cid_), wc.status_text());
+        path_.schedule_close("send failed");
+    }
+}
+
+// ---- receives ----
+
+void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
+{
+    ServerConnection& con = *connection;
+    if (!wc.ok()) {
+        if (!wc.flushed())
+            con.path().schedule_close("receive failed");
+        return;
+    }
+    if (wc.has_imm()) {
+        con.handle_immediate(wc);
+    } else {
+        // A plain SEND: only INFO_REQ is expected from a client.
+        con.receive_buffer_->sync_for_cpu();
+        ConstByteSpan message(con.receive_buffer_->data() + index * ServerConnection::kReceiveSize,
+                              min<u32>(wc.byte_len, ServerConnection::kReceiveSize));
+        con.path().handle_info_request(message);
+    }
+    if (!con.path().is_closing() && con.repost_receive(this).is_error())
+        con.path().schedule_close("cannot repost a receive");
+}
+
+void ServerConnection::on_immediate(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        if (!wc.flushed())
+            path_.schedule_close("receive failed");
+        return;
+    }
+    if (!wc.has_imm()) {
+        log::err_ratelimited("connection %u: receive without immediate", unsigned(cid_));
+        path_.schedule_close("protocol error");
+        return;
+    }
+    handle_immediate(wc);
+    if (!path_.is_closing() && repost_receive(nullptr).is_error())
+        path_.schedule_close("cannot repost a receive");
+}
+
+void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
+{
+    path_.heartbeat().saw_traffic();
+    u32 imm = wc.imm();
+    switch (wire::ImmType(wire::imm_type_bits(imm))) {
+    case wire::ImmType::kIoRequest:
+        path_.handle_io_request(*this, imm);
+        break;
+    case wire::ImmType::kHeartbeat:
+        if (qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
+            path_.schedule_close("cannot answer a heartbeat");
+        break;
+    case wire::ImmType::kHeartbeatAck:
+        path_.heartbeat().saw_ack(kapi_ktime_ns());
+        break;
+    default:
+        log::warn_ratelimited("connection %u: unknown immediate type %u ignored", unsigned(cid_),
+                              wire::imm_type_bits(imm));
+        break;
+    }
+}
+
+// ---- IO ----
+
+void Path::handle_io_request(ServerConnection& connection, u32 imm)
+{
+    auto request = codec::decode_io_request_imm(geometry_, imm);
+    if (request.is_error()) {
+        log::err_ratelimited("session %s: IO immediate %#x outside the chunks", session_.name(), imm);
+        schedule_close("bad IO immediate");
+        return;
+    }
+    ServerIo& io = ios_[request.value().chunk_id];
+    if (io.busy.exchange(true)) {
+        log::err_ratelimited("session %s: chunk %u reused while in flight", session_.name(), io.chunk_id);
+        schedule_close("chunk reused while in flight");
+        return;
+    }
+    io.connection = &connection;
+    io.offset = request.value().offset;
+    inflight_.fetch_add(1);
+    if (params().always_invalidate) {
+        // The client's rkey for this chunk dies before we look at the data;
+        // the answer carries the new one.
+        if (chunk_regions_[io.chunk_id]->post_invalidate(connection.qp(), &io.invalidate_done, ib::kSignaled).is_error())
+            io_finished(io);
+        return;
+    }
+    process_io(io);
+}
+
+void ServerIo::on_invalidated(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        if (!wc.flushed())
+            path->schedule_close("chunk invalidation failed");
+        path->io_finished(*this);
+        return;
+    }
+    path->process_io(*this);
+}
+
+void Path::process_io(ServerIo& io)
+{
+    ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
+    chunk.sync_for_cpu();
+    auto request = codec::decode_io_request(ConstByteSpan(chunk.data(), chunk.size()), io.offset);
+    if (request.is_error()) {
+        log::err_ratelimited("session %s: malformed IO in chunk %u: %d", session_.name(), io.chunk_id,
+                             request.to_errno());
+        schedule_close("malformed IO message");
+        io_finished(io);
+        return;
+    }
+    const codec::IoRequestView& view = request.value();
+    io.is_read = view.type == wire::MsgType::kRead;
+    io.has_descriptor = io.is_read && view.sg_cnt > 0;
+    io.need_invalidate = io.has_descriptor && (view.flags & wire::kMsgFlagNeedInvalidate);
+    io.descriptor = io.has_descriptor ? view.desc(0) : codec::SgEntry{};
+    u32 data_length = io.is_read ? io.descriptor.len : view.data_len;
+    if (io.is_read) {
+        stats.read_count.fetch_add(1, MemoryOrder::kRelaxed);
+        stats.read_bytes.fetch_add(data_length + view.usr_len, MemoryOrder::kRelaxed);
+    } else {
+        stats.write_count.fetch_add(1, MemoryOrder::kRelaxed);
+        stats.write_bytes.fetch_add(data_length + view.usr_len, MemoryOrder::kRelaxed);
+    }
+    const rtrs_server_callbacks& callbacks = session_.context().callbacks();
+    int rc = callbacks.io(session_.user_context, reinterpret_cast<rtrs_server_io*>(&io),
+                          io.is_read ? RTRS_READ : RTRS_WRITE, chunk.data(), data_length, view.usr.data(),
+                          u32(view.usr.size()));
+    if (rc < 0)
+        respond(io, rc);
+}
+
+void Path::respond(ServerIo& io, int error)
+{
+    if (is_closing()) {
+        io_finished(io);
+        return;
+    }
+    auto posted = post_answer(io, error);
+    if (posted.is_error()) {
+        schedule_close("cannot answer an IO");
+        io_finished(io);
+    }
+}
+
+// The work requests of one answer, in send-queue order: the READ data, the
+// invalidation of the client's buffer, the new chunk registration, and the
+// answer itself (the only signalled one).
+Result<void> Path::post_answer(ServerIo& io, int error)
+{
+    const Params& p = params();
+    ib::QueuePair& qp = io.connection->qp();
+    ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
+    const u32 lkey = pd_->local_dma_lkey();
+    if (io.is_read && error == 0 && io.has_descriptor) {
+        chunk.sync_for_device();
+        ib::Sge data = chunk.sge(lkey, 0, io.descriptor.len);
+        CXXRT_TRY(qp.post_write(nullptr, Span<const ib::Sge>(&data, 1),
+                                ib::RemoteBuffer{io.descriptor.addr, io.descriptor.key}, ib::kUnsignaled));
+    }
+    if (io.need_invalidate)
+        CXXRT_TRY(qp.post_send_inv(nullptr, Span<const ib::Sge>(), io.descriptor.key, ib::kUnsignaled));
+    u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
+    if (!p.always_invalidate)
+        return qp.post_write_imm(&io.response_done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+    ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];
+    region.bump_key();
+    CXXRT_TRY(region.post_register(qp, nullptr, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead, ib::kUnsignaled));
+    const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
+    CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
+                                    region.rkey()));
+    rkey_responses_->sync_for_device();
+    ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
+    return qp.post_send_imm(&io.response_done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
+}
+
+void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed())
+        path->schedule_close("IO answer failed");
+    path->io_finished(*this);
+}
+
+void Path::io_finished(ServerIo& io)
+{
+    io.busy.store(false);
+    if (inflight_.fetch_sub(1) == 1)
+        idle_.wake_up_all();
+}
+
+}  // namespace rtrs::srv

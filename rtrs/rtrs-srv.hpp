@@ -1,0 +1,259 @@
+// The RTRS server: listens for RTRS clients, keeps their sessions and
+// paths, owns the chunks clients write into, and hands each incoming IO to
+// its user (rnbd-server) through include/rtrs/rtrs-api.h.
+//
+// Object tree (all owned downwards, freed bottom-up in process context):
+//   Context (one per rtrs_server_open: a listener and its sessions)
+//     Session (one per client session, keyed by the client's paths uuid)
+//       Path (one per client path, keyed by its path uuid)
+//         ServerConnection[cid_num] (cm_id + CQ + QP each)
+//         chunks[queue_depth] (DMA buffers) + one fast-reg MR per chunk
+//         ServerIo[queue_depth] (the state of the IO in each chunk)
+//
+// Contexts: CM events and path setup/teardown run in process context;
+// completions of IO connections run in softirq, those of connection 0
+// (INFO_REQ, heartbeats) in a kworker. Locking: Context::mutex_ guards the
+// session and path lists; everything on the IO path is per path and
+// lock-free (atomics), and ib_post_send serialises on the QP itself.
+#pragma once
+
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/list.hpp>
+#include <cxxrt/ref_counted.hpp>
+#include <cxxrt/sync.hpp>
+#include <cxxrt/unique_ptr.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
+#include <rtrs/rtrs-api.h>
+#include "rtrs/ib/memory.hpp"
+#include "rtrs/ib/verbs.hpp"
+#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/rtrs-heartbeat.hpp"
+#include "rtrs/rtrs-srv-params.hpp"
+
+namespace rtrs::srv {
+
+using cxxrt::Error;
+using cxxrt::Gfp;
+using cxxrt::Result;
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+using cxxrt::u8;
+using cxxrt::UniquePtr;
+
+class Context;
+class Session;
+class Path;
+class ServerConnection;
+
+// Module-wide parameters, fixed at load.
+const Params& params();
+void set_params(const Params& chosen);
+
+// The state of the IO occupying one chunk of one path. Its address is the
+// opaque `struct rtrs_server_io *` the user answers with.
+class ServerIo final : cxxrt::Pinned {
+public:
+    ServerIo() = default;
+
+    Path* path = nullptr;
+    ServerConnection* connection = nullptr;  // where the request came in, where the answer goes
+    u32 chunk_id = 0;
+    u32 offset = 0;
+    bool is_read = false;
+    bool has_descriptor = false;
+    bool need_invalidate = false;
+    codec::SgEntry descriptor{};
+    cxxrt::Atomic<bool> busy{false};
+
+    void on_invalidated(const ib::WorkCompletion& wc);
+    void on_response_sent(const ib::WorkCompletion& wc);
+
+    ib::Completion invalidate_done{ib::Completion::member<ServerIo, &ServerIo::on_invalidated>, this};
+    ib::Completion response_done{ib::Completion::member<ServerIo, &ServerIo::on_response_sent>, this};
+};
+
+// One posted receive with a buffer (connection 0: INFO_REQ and IO).
+struct ReceiveSlot {
+    ServerConnection* connection = nullptr;
+    u32 index = 0;
+    void on_received(const ib::WorkCompletion& wc);
+    ib::Completion done{ib::Completion::member<ReceiveSlot, &ReceiveSlot::on_received>, this};
+};
+
+class ServerConnection final : public ib::CmEventHandler, cxxrt::Pinned {
+public:
+    static constexpr u32 kReceiveSize = 512;  // >= INFO_REQ (272)
+
+    ServerConnection(Path& path, u16 cid) : path_(path), cid_(cid) {}
+    ~ServerConnection();
+
+    // Adopts the connect request's id, creates CQ/QP and receive buffers,
+    // posts the receives. Process context (the listener's CM handler).
+    [[nodiscard]] Result<void> setup(ib::IncomingConnection& incoming, cxxrt::RefPtr<ib::ProtectionDomain> pd);
+
+    void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
+
+    // Completion of a zero-length receive (IO connections): an immediate.
+    void on_immediate(const ib::WorkCompletion& wc);
+    void handle_immediate(const ib::WorkCompletion& wc);
+    [[nodiscard]] Result<void> repost_receive(ReceiveSlot* slot);
+    void on_send_done(const ib::WorkCompletion& wc);
+
+    Path& path() { return path_; }
+    u16 cid() const { return cid_; }
+    ib::Connection& connection() { return *connection_; }
+    ib::QueuePair& qp() { return connection_->qp(); }
+    bool established() const { return established_.load(); }
+    void disconnect();
+    void drain();
+
+private:
+    friend struct ReceiveSlot;
+    Path& path_;
+    u16 cid_;
+    UniquePtr<ib::Connection> connection_;
+    // Connection 0 receives into buffers; IO connections use empty receives.
+    UniquePtr<ib::DmaBuffer> receive_buffer_;
+    ReceiveSlot* slots_ = nullptr;
+    u32 slot_count_ = 0;
+    cxxrt::Atomic<bool> established_{false};
+    ib::Completion immediate_done_{ib::Completion::member<ServerConnection, &ServerConnection::on_immediate>, this};
+
+public:
+    // Signalled control sends (INFO_RSP, heartbeats): errors close the path.
+    ib::Completion send_done{ib::Completion::member<ServerConnection, &ServerConnection::on_send_done>, this};
+};
+
+class Path final : cxxrt::Pinned {
+public:
+    enum class State : u8 { kConnecting, kConnected, kClosing };
+
+    Path(Session& session, const codec::ConnReqFields& request);
+    ~Path();
+
+    // Allocates connections, chunks, MRs, IO slots on `device`. Process context.
+    [[nodiscard]] Result<void> init(ib::Device device);
+    // A connect request for connection `cid` of this path.
+    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid);
+
+    void connection_established(ServerConnection& connection);
+    // Connection 0 received INFO_REQ: name the session, publish the chunks.
+    void handle_info_request(cxxrt::ConstByteSpan message);
+    // An immediate arrived (on any connection): IO request or heartbeat.
+    void handle_io_request(ServerConnection& connection, u32 imm);
+    void process_io(ServerIo& io);
+    void respond(ServerIo& io, int error);
+    [[nodiscard]] Result<void> post_answer(ServerIo& io, int error);
+    void io_finished(ServerIo& io);
+
+    // Any context: starts an asynchronous close (idempotent).
+    void schedule_close(const char* reason);
+    bool is_closing() const { return state_.load() == State::kClosing; }
+    bool is_connected() const { return state_.load() == State::kConnected; }
+
+    Session& session() { return session_; }
+    const ib::Device& device() const { return device_; }
+    const codec::ChunkGeometry& geometry() const { return geometry_; }
+    const u8* uuid() const { return uuid_.bytes; }
+    u16 connection_count() const { return connection_count_; }
+    u16 reconnect_count() const { return reconnect_count_; }
+    Heartbeat& heartbeat() { return heartbeat_; }
+    ServerConnection* connection(u16 cid) { return cid < connection_count_ ? connections_[cid] : nullptr; }
+
+    cxxrt::ListNode session_node;
+
+    struct Stats {
+        cxxrt::Atomic<u64> read_count{0}, read_bytes{0}, write_count{0}, write_bytes{0};
+    } stats;
+
+private:
+    friend class ServerConnection;
+    void close_now();
+    void send_heartbeat();
+    void notify_connected();
+
+    Session& session_;
+    wire::Uuid uuid_;
+    u16 connection_count_;
+    u16 reconnect_count_;
+    cxxrt::Atomic<State> state_{State::kConnecting};
+    cxxrt::Atomic<u32> established_count_{0};
+    ib::Device device_;
+    cxxrt::RefPtr<ib::ProtectionDomain> pd_;
+    codec::ChunkGeometry geometry_{};
+    ServerConnection** connections_ = nullptr;
+    UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;
+    UniquePtr<ib::MemoryRegion>* chunk_regions_ = nullptr;
+    ServerIo* ios_ = nullptr;
+    codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
+    UniquePtr<ib::DmaBuffer> info_response_;
+    UniquePtr<ib::DmaBuffer> rkey_responses_;  // queue_depth RKEY_RSP messages
+    cxxrt::Atomic<u32> inflight_{0};           // IOs handed to the user, not yet answered
+    cxxrt::WaitQueue idle_;
+    Heartbeat heartbeat_;
+    cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
+    cxxrt::Work connected_work_{cxxrt::Callback::to<&Path::notify_connected>(this)};
+};
+
+class Session final : cxxrt::Pinned {
+public:
+    Session(Context& context, const wire::Uuid& uuid) : context_(context), uuid_(uuid) {}
+    ~Session();
+
+    Context& context() { return context_; }
+    const wire::Uuid& uuid() const { return uuid_; }
+    const char* name() const { return name_; }
+    bool has_name() const { return name_[0] != '\0'; }
+    void set_name(cxxrt::StringView name);
+    void* user_context = nullptr;
+    bool announced = false;  // the user got LINK_CONNECTED
+
+    Path* find_path(const wire::Uuid& uuid);
+    using Paths = cxxrt::IntrusiveList<Path, &Path::session_node>;
+    Paths paths;
+    cxxrt::ListNode context_node;
+
+private:
+    Context& context_;
+    wire::Uuid uuid_;
+    char name_[256] = {};
+};
+
+using Sessions = cxxrt::IntrusiveList<Session, &Session::context_node>;
+
+class Context final : public ib::CmEventHandler, cxxrt::Pinned {
+public:
+    Context(const rtrs_server_callbacks& callbacks, u16 port) : callbacks_(callbacks), port_(port) {}
+    ~Context();
+
+    [[nodiscard]] Result<void> listen();
+    // Closes every path of every session and waits for them to go.
+    void shut_down();
+
+    void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
+    int on_connect_request(ib::CmId& listener, ib::IncomingConnection& incoming, const ib::CmEvent& event) override;
+
+    // A path finished closing: unlink it, and its session if it was the last.
+    void path_closed(Path& path);
+    bool session_name_taken(const Session& asking, cxxrt::StringView name);
+
+    const rtrs_server_callbacks& callbacks() const { return callbacks_; }
+    cxxrt::Mutex& mutex() { return mutex_; }
+
+private:
+    Result<int> accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request);
+    Session* find_session(const wire::Uuid& uuid);
+
+    rtrs_server_callbacks callbacks_;
+    u16 port_;
+    UniquePtr<ib::CmId> listener_;
+    cxxrt::Mutex mutex_;
+    Sessions sessions_ CXXRT_GUARDED_BY(mutex_);
+    cxxrt::WaitQueue paths_gone_;
+    bool shutting_down_ = false;
+};
+
+}  // namespace rtrs::srv

@@ -67,25 +67,35 @@ int kapi_rdma_addr_to_sockaddr(const struct kapi_rdma_addr *addr, void *sockaddr
 	}
 }
 
-static int kapi_rdma_from_sockaddr(struct kapi_rdma_addr *a, unsigned int family, const void *bytes,
-				   size_t len, __be16 port)
+static int kapi_rdma_from_sockaddr_in(struct kapi_rdma_addr *a, const struct sockaddr_in *sin)
 {
-	*a = (struct kapi_rdma_addr){ .family = family, .port = ntohs(port) };
-	memcpy(a->bytes, bytes, len);
+	*a = (struct kapi_rdma_addr){ .family = KAPI_RDMA_AF_INET, .port = ntohs(sin->sin_port) };
+	memcpy(a->bytes, &sin->sin_addr, 4);
+	return 0;
+}
+
+static int kapi_rdma_from_sockaddr_in6(struct kapi_rdma_addr *a, const struct sockaddr_in6 *sin6)
+{
+	*a = (struct kapi_rdma_addr){ .family = KAPI_RDMA_AF_INET6, .port = ntohs(sin6->sin6_port),
+				      .scope_id = sin6->sin6_scope_id };
+	memcpy(a->bytes, &sin6->sin6_addr, 16);
+	return 0;
+}
+
+/* The port of an AF_IB address is the low 16 bits of its service id. */
+static int kapi_rdma_from_sockaddr_ib(struct kapi_rdma_addr *a, const struct sockaddr_ib *sib)
+{
+	*a = (struct kapi_rdma_addr){ .family = KAPI_RDMA_AF_IB, .port = (u16)be64_to_cpu(sib->sib_sid) };
+	memcpy(a->bytes, &sib->sib_addr, 16);
 	return 0;
 }
 
 int kapi_rdma_sockaddr_to_addr(const void *sockaddr, struct kapi_rdma_addr *addr)
 {
-	const struct sockaddr_in *sin = sockaddr;
-	const struct sockaddr_in6 *sin6 = sockaddr;
-	const struct sockaddr_ib *sib = sockaddr;
-
 	switch (((const struct sockaddr *)sockaddr)->sa_family) {
-	case AF_INET: return kapi_rdma_from_sockaddr(addr, KAPI_RDMA_AF_INET, &sin->sin_addr, 4, sin->sin_port);
-	case AF_INET6: return kapi_rdma_from_sockaddr(addr, KAPI_RDMA_AF_INET6, &sin6->sin6_addr, 16, sin6->sin6_port);
-	case AF_IB: return kapi_rdma_from_sockaddr(addr, KAPI_RDMA_AF_IB, &sib->sib_addr, 16,
-						   htons((u16)be64_to_cpu(sib->sib_sid)));
+	case AF_INET: return kapi_rdma_from_sockaddr_in(addr, sockaddr);
+	case AF_INET6: return kapi_rdma_from_sockaddr_in6(addr, sockaddr);
+	case AF_IB: return kapi_rdma_from_sockaddr_ib(addr, sockaddr);
 	default: return -EAFNOSUPPORT;
 	}
 }

@@ -6,10 +6,11 @@ rtrs-ib-objs := rtrs/kapi-rdma-cm.o rtrs/kapi-rdma-verbs.o rtrs/kapi-rdma-mr.o \
 $(addprefix $(obj)/,$(filter %.o,$(rtrs-ib-objs))): $(obj)/generated/cxxrt-kabi.h
 
 rtrs-common-objs := rtrs/rtrs-codec.o
-rtrs-client-objs := rtrs/rtrs-clt-mod.o rtrs/rtrs-clt.o $(rtrs-common-objs) \
-	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o
+rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt.o rtrs/rtrs-clt.o \
+	rtrs/rtrs-clt-session.o rtrs/rtrs-clt-path.o rtrs/rtrs-clt-connection.o $(rtrs-common-objs) \
+	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o $(rtrs-ib-objs)
 rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o \
-	rtrs/rtrs-srv-io.o $(rtrs-common-objs) rtrs/rtrs-stats.o $(rtrs-ib-objs)
+	rtrs/rtrs-srv-io.o rtrs/rtrs-srv-sysfs.o rtrs/rtrs-addr.o $(rtrs-common-objs) rtrs/rtrs-stats.o $(rtrs-ib-objs)
 
 # Test-only modules of this folder (built with CXXRT_SELFTEST=1):
 # add "rtrs/tests/kmod/<name>.o" here and define its <path>-y objects.
@@ -21,3 +22,9 @@ rtrs/tests/kmod/rtrs-ib-selftest-y := rtrs/tests/kmod/rtrs-ib-selftest-mod.o \
 rtrs-selftest-modules += rtrs/tests/kmod/rtrs-srv-selftest.o
 rtrs/tests/kmod/rtrs-srv-selftest-y := rtrs/tests/kmod/rtrs-srv-selftest-mod.o \
 	rtrs/tests/kmod/rtrs-srv-selftest-store.o $(cxxrt-objs)
+
+# The client's test user: opens a session through rtrs-client's C API and
+# checks IO against rtrs-srv-selftest (proto=store) or an RNBD server (proto=rnbd).
+rtrs-selftest-modules += rtrs/tests/kmod/rtrs-clt-selftest.o
+rtrs/tests/kmod/rtrs-clt-selftest-y := rtrs/tests/kmod/rtrs-clt-selftest-mod.o \
+	rtrs/tests/kmod/rtrs-clt-selftest-run.o rtrs/rtrs-addr.o rnbd/rnbd-codec.o $(cxxrt-objs)

@@ -28,7 +28,7 @@ Result<void> ClientConnection::connect(const ib::SockAddr* source, const ib::Soc
     CXXRT_TRY(connection_->cm_id().resolve_addr(source, destination, kResolveTimeoutMs));
     // The rest of the handshake runs in on_cm_event.
     if (!connect_done_.wait_timeout(kConnectTimeoutMs)) {
-        cxxrt::log::err("rtrs-client: connection %u: no answer within %u ms", cid_, kConnectTimeoutMs);
+        cxxrt::log::err("connection %u: no answer within %u ms", cid_, kConnectTimeoutMs);
         return Error(cxxrt::err::kTimedOut);
     }
     if (connect_result_)
@@ -46,7 +46,7 @@ void ClientConnection::handle_established(const ib::CmEvent& event)
 {
     auto response = codec::decode_conn_rsp(event.private_data);
     if (!response) {
-        cxxrt::log::err("rtrs-client: connection %u: bad CON_RSP (%d)", cid_, response.to_errno());
+        cxxrt::log::err("connection %u: bad CON_RSP (%d)", cid_, response.to_errno());
         finish_connect(response.to_errno());
         return;
     }
@@ -68,7 +68,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
         auto queues = connection_->create_queues(Gfp::kernel(), pd.release_value(),
                                                   path_.connection_config(cid_, id.device()));
         if (!queues) {
-            cxxrt::log::err("rtrs-client: connection %u: cannot create CQ/QP (%d)", cid_, queues.to_errno());
+            cxxrt::log::err("connection %u: cannot create CQ/QP (%d)", cid_, queues.to_errno());
             finish_connect(queues.to_errno());
             return;
         }
@@ -96,7 +96,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     case T::kRejected: {
         auto reason = codec::decode_conn_reject(event.private_data);
         int error = reason ? reason.value() : -cxxrt::err::kConnReset;
-        cxxrt::log::err("rtrs-client: connection %u rejected: %s, errno %d", cid_,
+        cxxrt::log::err("connection %u rejected: %s, errno %d", cid_,
                         id.reject_reason_text(event.status), error);
         finish_connect(error);
         return;
@@ -105,7 +105,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     case T::kRouteError:
     case T::kUnreachable:
     case T::kConnectError:
-        cxxrt::log::err("rtrs-client: connection %u: %s (%d)", cid_, event.name(), event.status);
+        cxxrt::log::err("connection %u: %s (%d)", cid_, event.name(), event.status);
         finish_connect(-cxxrt::err::kHostUnreach);
         return;
     case T::kDisconnected:
@@ -157,7 +157,7 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
 {
     if (!wc.ok()) {
         if (!wc.flushed()) {
-            cxxrt::log::err_ratelimited("rtrs-client: connection %u: receive failed: %s", cid_, wc.status_text());
+            cxxrt::log::err_ratelimited("connection %u: receive failed: %s", cid_, wc.status_text());
             path_.fail("receive error");
         }
         return;
@@ -177,19 +177,19 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
                 if (rkey)
                     path_.update_rkey(rkey.value());
                 else
-                    cxxrt::log::err_ratelimited("rtrs-client: bad RKEY_RSP (%d)", rkey.to_errno());
+                    cxxrt::log::err_ratelimited("bad RKEY_RSP (%d)", rkey.to_errno());
             }
             if (response)
                 path_.complete_request(response.value().msg_id, response.value().err, response.value().invalidated);
             else
-                cxxrt::log::err_ratelimited("rtrs-client: bad IO response immediate 0x%x", imm);
+                cxxrt::log::err_ratelimited("bad IO response immediate 0x%x", imm);
         } else if (type == u32(wire::ImmType::kHeartbeat)) {
             if (path_.connected())
                 (void)post_heartbeat(wire::kHeartbeatAckImm);
         } else if (type == u32(wire::ImmType::kHeartbeatAck)) {
             path_.heartbeat().saw_ack(now_ns());
         } else {
-            cxxrt::log::err_ratelimited("rtrs-client: unknown immediate type %u", type);
+            cxxrt::log::err_ratelimited("unknown immediate type %u", type);
         }
     }
     // A plain receive without an immediate is the server's SEND_WITH_INV of
@@ -205,7 +205,7 @@ void ClientConnection::on_send_done(const ib::WorkCompletion& wc)
 {
     if (wc.ok() || wc.flushed())
         return;
-    cxxrt::log::err_ratelimited("rtrs-client: connection %u: send failed: %s", cid_, wc.status_text());
+    cxxrt::log::err_ratelimited("connection %u: send failed: %s", cid_, wc.status_text());
     path_.fail("send error");
 }
 

@@ -1,21 +1,109 @@
-// rtrs-client: module lifecycle. The transport/driver logic arrives with its issue;
-// for now the module brings up the C++ runtime and tears it down cleanly.
+// rtrs-client: module lifecycle and the C++ side of the exported C API
+// (rtrs-clt-export.c forwards each rtrs_client_* function here).
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
-#include "rtrs-clt-kapi.h"
+#include "rtrs/rtrs-clt-kapi.h"
+#include "rtrs/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+namespace {
+// Created at module init, destroyed at exit; sessions keep the module
+// pinned, so it outlives every path that queues work on it.
+constinit cxxrt::Workqueue* g_workqueue = nullptr;
+
+Session* session_of(rtrs_client_session* session) { return reinterpret_cast<Session*>(session); }
+Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>(permit); }
+}  // namespace
+
+cxxrt::Workqueue& workqueue() { return *g_workqueue; }
+u64 now_ns() { return kapi_ktime_ns(); }
+
+}  // namespace rtrs::clt
+
+using namespace rtrs::clt;
 
 extern "C" int rtrs_clt_cxx_init(void) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
-    cxxrt::log::info("loaded");
+    // Reclaim-safe: block IO (rnbd) may depend on a reconnect finishing.
+    auto queue = cxxrt::Workqueue::create("rtrs_client_wq", cxxrt::wq::kMemReclaim);
+    auto holder = queue ? cxxrt::make_unique<cxxrt::Workqueue>(cxxrt::Gfp::kernel(), queue.release_value())
+                        : cxxrt::Result<cxxrt::UniquePtr<cxxrt::Workqueue>>(cxxrt::Error(cxxrt::err::kNoMem));
+    if (!holder) {
+        (void)cxxrt_module_exit();
+        return holder.to_errno();
+    }
+    g_workqueue = holder.value().release();
+    cxxrt::log::info("loaded, RTRS protocol %u.%u", rtrs::wire::kVersionMajor,
+                     rtrs::wire::kVersionMinor);
     return 0;
 }
 
 extern "C" void rtrs_clt_cxx_exit(void) noexcept
 {
+    cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
     (void)cxxrt_module_exit();
     cxxrt::log::info("unloaded");
+}
+
+extern "C" int rtrs_clt_cxx_open(const rtrs_client_callbacks* callbacks, const rtrs_client_open_params* params,
+                                 rtrs_client_session** session) noexcept
+{
+    if (!callbacks || !params || !session)
+        return -cxxrt::err::kInval;
+    auto opened = Session::open(*callbacks, *params);
+    if (!opened)
+        return opened.to_errno();
+    *session = reinterpret_cast<rtrs_client_session*>(opened.value());
+    return 0;
+}
+
+extern "C" void rtrs_clt_cxx_close(rtrs_client_session* session) noexcept
+{
+    Session* s = session_of(session);
+    if (!s)
+        return;
+    s->close();
+    cxxrt::destroy(s);
+}
+
+extern "C" int rtrs_clt_cxx_query(rtrs_client_session* session, rtrs_client_attributes* attributes) noexcept
+{
+    if (!session || !attributes)
+        return -cxxrt::err::kInval;
+    session_of(session)->query(*attributes);
+    return 0;
+}
+
+extern "C" rtrs_client_permit* rtrs_clt_cxx_get_permit(rtrs_client_session* session, rtrs_wait wait) noexcept
+{
+    if (!session)
+        return nullptr;
+    return reinterpret_cast<rtrs_client_permit*>(session_of(session)->get_permit(wait));
+}
+
+extern "C" void rtrs_clt_cxx_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
+{
+    if (session && permit)
+        session_of(session)->put_permit(*permit_of(permit));
+}
+
+extern "C" void* rtrs_clt_cxx_permit_header(rtrs_client_permit* permit) noexcept
+{
+    return permit ? permit_of(permit)->user_header : nullptr;
+}
+
+extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_permit* permit,
+                                    rtrs_direction direction, unsigned int header_length, scatterlist* sg,
+                                    unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
+                                    void* done_context) noexcept
+{
+    if (!session || !permit)
+        return -cxxrt::err::kInval;
+    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
+                                        done, done_context);
 }

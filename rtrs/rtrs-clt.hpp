@@ -259,7 +259,6 @@ public:
     u16 connection_count() const { return u16(connection_count_); }
     void on_info_response(const ib::WorkCompletion& wc);
     void on_info_sent(const ib::WorkCompletion& wc);
-    void post_info_receive(ClientConnection& service);
 
 private:
     friend class PathRequest;

@@ -152,6 +152,7 @@ void Context::path_closed(Path& path)
     }
     destroy(&path);
     if (last) {
+        session.sysfs.remove();
         if (session.announced && callbacks_.link_event)
             callbacks_.link_event(reinterpret_cast<rtrs_server_session*>(&session),
                                   RTRS_SERVER_LINK_DISCONNECTED, session.user_context);

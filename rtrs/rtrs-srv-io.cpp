@@ -111,6 +111,14 @@ void ServerConnection::disconnect()
         (void)connection_->cm_id().disconnect();
 }
 
+void ServerConnection::abandon()
+{
+    if (connection_ && connection_->has_queues()) {
+        connection_->drain();
+        connection_->destroy_queues();
+    }
+}
+
 void ServerConnection::drain()
 {
     if (connection_ && connection_->has_queues())
@@ -245,13 +253,9 @@ void Path::process_io(ServerIo& io)
     io.need_invalidate = io.has_descriptor && (view.flags & wire::kMsgFlagNeedInvalidate);
     io.descriptor = io.has_descriptor ? view.desc(0) : codec::SgEntry{};
     u32 data_length = io.is_read ? io.descriptor.len : view.data_len;
-    if (io.is_read) {
-        stats.read_count.fetch_add(1, MemoryOrder::kRelaxed);
-        stats.read_bytes.fetch_add(data_length + view.usr_len, MemoryOrder::kRelaxed);
-    } else {
-        stats.write_count.fetch_add(1, MemoryOrder::kRelaxed);
-        stats.write_bytes.fetch_add(data_length + view.usr_len, MemoryOrder::kRelaxed);
-    }
+    cpu_stats_.with_this_cpu([&](ServerCpuStats& stats) {
+        record_request(stats, io.is_read ? Direction::kRead : Direction::kWrite, u64(data_length) + view.usr_len);
+    });
     const rtrs_server_callbacks& callbacks = session_.context().callbacks();
     int rc = callbacks.io(session_.user_context, reinterpret_cast<rtrs_server_io*>(&io),
                           io.is_read ? RTRS_READ : RTRS_WRITE, chunk.data(), data_length, view.usr.data(),
@@ -306,6 +310,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
 
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
 {
+    path->cpu_stats_.with_this_cpu([](ServerCpuStats& stats) { record_completions(stats.completions, 1); });
     if (!wc.ok() && !wc.flushed())
         path->schedule_close("IO answer failed");
     path->io_finished(*this);

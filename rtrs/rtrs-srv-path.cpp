@@ -26,6 +26,7 @@ Result<void> Path::init(ib::Device device)
     device_ = device;
     geometry_ = CXXRT_TRY(codec::make_chunk_geometry(p.queue_depth, p.chunk_size));
     pd_ = CXXRT_TRY(ib::ProtectionDomain::create(Gfp::kernel(), device));
+    cpu_stats_ = CXXRT_TRY(PerCpu<ServerCpuStats>::create(Gfp::kernel()));
     connections_ = allocate_array<ServerConnection*>(Gfp::kernel(), connection_count_);
     chunks_ = allocate_array<UniquePtr<ib::DmaBuffer>>(Gfp::kernel(), p.queue_depth);
     chunk_regions_ = allocate_array<UniquePtr<ib::MemoryRegion>>(Gfp::kernel(), p.queue_depth);
@@ -95,6 +96,8 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
     auto ready = connection->setup(incoming, pd_);
     if (ready.is_error()) {
         log::err_ratelimited("connection %u of a path failed to set up: %d", unsigned(cid), ready.to_errno());
+        // The CM destroys a refused id after we return: its QP must go now.
+        connection->abandon();
         schedule_close("connection setup failed");
     }
     return ready;
@@ -155,9 +158,28 @@ void Path::handle_info_request(ConstByteSpan message)
     State expected = State::kConnecting;
     if (!state_.compare_exchange(expected, State::kConnected))
         return;
+    publish_sysfs();
     heartbeat_.reset();
     heartbeat_work_.queue(Heartbeat::kIntervalMs);
     connected_work_.queue();
+}
+
+// Process context (connection 0 completes in a kworker). A path without its
+// sysfs directory still works; the failure is logged.
+void Path::publish_sysfs()
+{
+    Context& context = session_.context();
+    MutexGuard guard(context.mutex());
+    if (!session_.sysfs.exists()) {
+        auto created = session_.sysfs.create(session_);
+        if (created.is_error()) {
+            log::err("session %s: no sysfs directory: %d", session_.name(), created.to_errno());
+            return;
+        }
+    }
+    auto created = sysfs_.create(*this, session_.sysfs);
+    if (created.is_error())
+        log::err("session %s: no sysfs directory for a path: %d", session_.name(), created.to_errno());
 }
 
 // Tells the user about a session's first connected path (process context).
@@ -214,6 +236,7 @@ void Path::schedule_close(const char* reason)
 // holds, then frees everything (the context unlinks and destroys us).
 void Path::close_now()
 {
+    sysfs_.remove();  // waits for running show/store handlers
     heartbeat_work_.cancel_sync();
     connected_work_.cancel_sync();
     for (u16 cid = 0; cid < connection_count_; ++cid)

@@ -50,6 +50,11 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
+    auto sysfs = sysfs_init();
+    if (sysfs.is_error()) {
+        (void)cxxrt_module_exit();
+        return sysfs.to_errno();
+    }
     log::info("loaded, protocol 2.0: max_chunk_size %u (IO %u + headers %u), sess_queue_depth %u, always_invalidate %d",
               params().chunk_size, params().max_io_size(), Params::kMaxHeaderSize, params().queue_depth,
               int(params().always_invalidate));
@@ -58,6 +63,7 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
 
 extern "C" void rtrs_srv_cxx_exit(void) noexcept
 {
+    sysfs_exit();
     (void)cxxrt_module_exit();
     log::info("unloaded");
 }

@@ -30,6 +30,10 @@
 #include "rtrs/rtrs-codec.hpp"
 #include "rtrs/rtrs-heartbeat.hpp"
 #include "rtrs/rtrs-srv-params.hpp"
+#include "rtrs/rtrs-srv-sysfs.hpp"
+#include "rtrs/rtrs-stats.hpp"
+#include <cxxrt/percpu.hpp>
+#include <cxxrt/sysfs.hpp>
 
 namespace rtrs::srv {
 
@@ -108,6 +112,8 @@ public:
     bool established() const { return established_.load(); }
     void disconnect();
     void drain();
+    // Inside the listener's handler, for a request being refused after adopt.
+    void abandon();
 
 private:
     friend struct ReceiveSlot;
@@ -164,13 +170,23 @@ public:
 
     cxxrt::ListNode session_node;
 
-    struct Stats {
-        cxxrt::Atomic<u64> read_count{0}, read_bytes{0}, write_count{0}, write_bytes{0};
-    } stats;
+    // sysfs handlers (rtrs-srv-sysfs.cpp).
+    Result<void> show_hca_name(cxxrt::sysfs::Output& out);
+    Result<void> show_hca_port(cxxrt::sysfs::Output& out);
+    Result<void> show_src_addr(cxxrt::sysfs::Output& out);
+    Result<void> show_dst_addr(cxxrt::sysfs::Output& out);
+    Result<void> store_disconnect(cxxrt::sysfs::Input& in);
+    Result<void> show_rdma(cxxrt::sysfs::Output& out);
+    Result<void> store_rdma(cxxrt::sysfs::Input& in);
+    Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
 
 private:
     friend class ServerConnection;
+    friend class ServerIo;
     void close_now();
+    Result<void> show_address(cxxrt::sysfs::Output& out, bool client_side);
+    Result<void> gather_stats(ServerCpuStats*& array, u32& count);
+    void publish_sysfs();
     void send_heartbeat();
     void notify_connected();
 
@@ -193,6 +209,8 @@ private:
     cxxrt::Atomic<u32> inflight_{0};           // IOs handed to the user, not yet answered
     cxxrt::WaitQueue idle_;
     Heartbeat heartbeat_;
+    cxxrt::PerCpu<ServerCpuStats> cpu_stats_;
+    PathSysfs sysfs_;
     cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
     cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
     cxxrt::Work connected_work_{cxxrt::Callback::to<&Path::notify_connected>(this)};
@@ -210,6 +228,7 @@ public:
     void set_name(cxxrt::StringView name);
     void* user_context = nullptr;
     bool announced = false;  // the user got LINK_CONNECTED
+    SessionSysfs sysfs;
 
     Path* find_path(const wire::Uuid& uuid);
     using Paths = cxxrt::IntrusiveList<Path, &Path::session_node>;

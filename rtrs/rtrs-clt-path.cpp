@@ -1,0 +1,661 @@
+// rtrs-client: one path of a session. Connects its connections, exchanges
+// INFO_REQ/INFO_RSP, runs the heartbeat, and on any error tears itself down
+// from a work item, hands its in-flight IO to another path and reconnects.
+#include <cxxrt/log.hpp>
+#include "rtrs/rtrs-addr.hpp"
+#include "rtrs/rtrs-clt-kapi.h"
+#include "rtrs/rtrs-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+namespace {
+
+Result<ib::SockAddr> to_sockaddr(const rtrs_address& address, u16 port)
+{
+    kapi_rdma_addr raw{};
+    raw.family = address.family;
+    raw.scope_id = address.scope_id;
+    raw.port = port;
+    cxxrt::copy_bytes(raw.bytes, address.bytes, sizeof(raw.bytes));
+    return ib::SockAddr::from(raw);
+}
+
+Address to_address(const kapi_rdma_addr& raw)
+{
+    Address address;
+    address.family = AddressFamily(raw.family);
+    cxxrt::copy_bytes(address.bytes, raw.bytes, sizeof(address.bytes));
+    address.scope_id = raw.scope_id;
+    return address;
+}
+
+Address to_address(const rtrs_address& raw)
+{
+    Address address;
+    address.family = AddressFamily(raw.family);
+    cxxrt::copy_bytes(address.bytes, raw.bytes, sizeof(address.bytes));
+    address.scope_id = raw.scope_id;
+    return address;
+}
+
+}  // namespace
+
+Path::Path(Session& session, u32 index, const rtrs_path_address& address)
+    : session_(session), index_(index), address_(address), budget_(session.max_reconnect_attempts())
+{
+}
+
+Path::~Path()
+{
+    teardown();
+    cxxrt::free_array(connections_);
+}
+
+Result<void> Path::init()
+{
+    kapi_rtrs_clt_random_bytes(uuid_.bytes, sizeof(uuid_.bytes));
+    // One IO connection per online CPU plus the service connection.
+    connection_count_ = cxxrt::num_online_cpus() + 1;
+    if (connection_count_ > wire::kMaxConnectionsPerPath)
+        connection_count_ = wire::kMaxConnectionsPerPath;
+    connections_ = cxxrt::allocate_array<ClientConnection*>(Gfp::kernel(), connection_count_);
+    if (!connections_)
+        return Error(cxxrt::err::kNoMem);
+    stats_ = CXXRT_TRY(cxxrt::PerCpu<ClientCpuStats>::create(Gfp::kernel()));
+    // Until the CM resolved the source, the name shows the destination only.
+    auto destination = to_address(address_.destination);
+    auto length = format_address(destination, cxxrt::Span<char>(name_, sizeof(name_)));
+    if (!length)
+        name_[0] = '\0';
+    return {};
+}
+
+// --- connecting -------------------------------------------------------------
+
+Result<RefPtr<ib::ProtectionDomain>> Path::protection_domain(ib::Device device)
+{
+    if (pd_) {
+        // Every connection of a path must end on one device: the chunk
+        // registrations (MRs) belong to the path's PD.
+        if (!(pd_->device() == device))
+            return Error(cxxrt::err::kNoDev);
+        return pd_;
+    }
+    auto attrs = device.attrs();
+    if (!attrs.mem_mgt_extensions) {
+        cxxrt::log::err("%s: device %s has no fast registration", name_, device.name());
+        return Error(cxxrt::err::kOpNotSupp);
+    }
+    pd_ = CXXRT_TRY(ib::ProtectionDomain::create(Gfp::kernel(), device));
+    return pd_;
+}
+
+ib::ConnectionConfig Path::connection_config(u16 cid, ib::Device device) const
+{
+    ib::ConnectionConfig config;
+    auto attrs = device.attrs();
+    u32 send = 0;
+    u32 receive = 0;
+    if (cid == 0) {
+        // Heartbeats, their acks and INFO_REQ.
+        send = kServiceReceives + 2;
+        receive = kServiceReceives + 1;
+    } else {
+        // Each IO may post a REG_MR and a write, or a LOCAL_INV; a READ
+        // answered with invalidation consumes two receives.
+        send = 2 * params_.queue_depth + 2;
+        receive = 2 * params_.queue_depth;
+    }
+    // One more of each for the drain marker.
+    send += 1;
+    receive += 1;
+    if (attrs.max_qp_wr) {
+        send = cxxrt::min(send, attrs.max_qp_wr);
+        receive = cxxrt::min(receive, attrs.max_qp_wr);
+    }
+    config.qp.max_send_wr = send;
+    config.qp.max_recv_wr = receive;
+    config.qp.max_send_sge = cxxrt::min(kMaxSge, attrs.max_send_sge ? attrs.max_send_sge : 1u);
+    config.qp.max_recv_sge = 1;
+    config.cq_size = int(send + receive);
+    config.comp_vector = cid == 0 ? 0 : int(cid - 1);
+    config.poll = ib::PollContext::kSoftirq;
+    return config;
+}
+
+Result<cxxrt::size_t> Path::build_conn_req(u16 cid, cxxrt::ByteSpan out) const
+{
+    codec::ConnReqFields fields;
+    fields.cid = cid;
+    fields.cid_num = u16(connection_count_);
+    fields.recon_cnt = reconnect_count_;
+    fields.sess_uuid = uuid_;
+    fields.paths_uuid = session_.uuid();
+    // The first path of a session creates it on the server; any path that
+    // was connected once may re-create it (the server may have dropped it).
+    fields.first_conn = index_ == 0 || connected_once_;
+    return codec::build_conn_req(out, fields);
+}
+
+Result<void> Path::connect()
+{
+    auto destination = CXXRT_TRY(to_sockaddr(address_.destination, address_.destination.port));
+    ib::SockAddr source_storage;
+    const ib::SockAddr* source = nullptr;
+    if (address_.source.family != RTRS_ADDRESS_NONE) {
+        source_storage = CXXRT_TRY(to_sockaddr(address_.source, 0));
+        source = &source_storage;
+    }
+    heartbeat_.reset();
+    for (u32 cid = 0; cid < connection_count_; ++cid) {
+        auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid));
+        if (!made)
+            return made.error();
+        ClientConnection* connection = made.value().release();
+        connections_[cid] = connection;
+        CXXRT_TRY(connection->connect(source, destination));
+        if (cid == 0) {
+            const auto& response = connection->response();
+            auto attrs = connection->connection()->device().attrs();
+            u32 pages = cxxrt::min(kMaxSegments, attrs.max_fast_reg_page_list_len);
+            CXXRT_TRY(session_.agree_parameters(response, pages, attrs.max_send_sge));
+            params_ = response;
+            geometry_ = CXXRT_TRY(codec::make_chunk_geometry(params_.queue_depth, u32(params_.chunk_size())));
+            // The INFO_RSP receive must be the first one on cid 0: the
+            // receive queue is FIFO and INFO_RSP is the first SEND to come.
+            info_response_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), connection->connection()->device(),
+                                                             wire::info_rsp_size(params_.queue_depth),
+                                                             ib::DmaDirection::kFromDevice));
+            info_received_.reinit();
+            info_result_ = -cxxrt::err::kConnReset;
+            ib::Sge sge = info_response_->sge(pd_->local_dma_lkey());
+            CXXRT_TRY(connection->qp().post_recv(info_receive_done_, cxxrt::Span<const ib::Sge>(&sge, 1)));
+            CXXRT_TRY(connection->post_receives(kServiceReceives));
+        } else {
+            CXXRT_TRY(connection->post_receives(2 * params_.queue_depth));
+        }
+    }
+    CXXRT_TRY(exchange_info());
+    CXXRT_TRY(create_requests());
+    // The directory name of upstream's sysfs: the source the CM resolved.
+    auto resolved = connections_[0]->connection()->cm_id().source_address().to_addr();
+    if (resolved) {
+        auto length = format_path_name(to_address(resolved.value()), to_address(address_.destination),
+                                       cxxrt::Span<char>(name_, sizeof(name_)));
+        (void)length;
+    }
+    return {};
+}
+
+Result<void> Path::exchange_info()
+{
+    ClientConnection& service = *connections_[0];
+    info_request_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), service.connection()->device(),
+                                                    sizeof(wire::InfoReq), ib::DmaDirection::kToDevice));
+    auto length = CXXRT_TRY(codec::build_info_req(info_request_->bytes(), cxxrt::StringView(session_.name())));
+    info_request_->sync_for_device();
+    ib::Sge sge = info_request_->sge(pd_->local_dma_lkey(), 0, length);
+    CXXRT_TRY(service.qp().post_send(&info_send_done_, cxxrt::Span<const ib::Sge>(&sge, 1), ib::kSignaled));
+    if (!info_received_.wait_timeout(kConnectTimeoutMs)) {
+        cxxrt::log::err("%s: no INFO_RSP within %u ms", name_, kConnectTimeoutMs);
+        return Error(cxxrt::err::kTimedOut);
+    }
+    if (info_result_)
+        return Error::from_errno(info_result_);
+    info_response_->sync_for_cpu();
+    codec::InfoRspLimits limits;
+    limits.queue_depth = params_.queue_depth;
+    limits.chunk_size = u32(params_.chunk_size());
+    auto data = info_response_->bytes().first(info_length_);
+    auto view = codec::decode_info_rsp(data, limits);
+    if (!view) {
+        cxxrt::log::err("%s: bad INFO_RSP (%d)", name_, view.to_errno());
+        return view.error();
+    }
+    cxxrt::free_array(chunks_);
+    chunks_ = cxxrt::allocate_array<RemoteChunk>(Gfp::kernel(), params_.queue_depth);
+    if (!chunks_)
+        return Error(cxxrt::err::kNoMem);
+    for (u32 i = 0; i < params_.queue_depth; ++i) {
+        auto chunk = CXXRT_TRY(codec::info_rsp_chunk(view.value(), limits.chunk_size, i));
+        chunks_[i] = RemoteChunk{chunk.addr, chunk.key, chunk.len};
+    }
+    return {};
+}
+
+void Path::on_info_response(const ib::WorkCompletion& wc)
+{
+    if (wc.ok()) {
+        heartbeat_.saw_traffic();
+        info_length_ = wc.byte_len;
+        info_result_ = 0;
+    } else {
+        info_result_ = -cxxrt::err::kConnReset;
+    }
+    info_received_.complete();
+}
+
+void Path::on_info_sent(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed())
+        cxxrt::log::err_ratelimited("%s: INFO_REQ failed: %s", name_, wc.status_text());
+}
+
+Result<void> PathRequest::init(ib::Device device, const RefPtr<ib::ProtectionDomain>& pd, u32 message_size,
+                               u32 segments, u32 mr_pages)
+{
+    message_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), device, message_size, ib::DmaDirection::kToDevice));
+    sg_ = CXXRT_TRY(ib::ScatterList::create(Gfp::kernel(), segments));
+    mr_ = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd, mr_pages));
+    return {};
+}
+
+Result<void> Path::create_requests()
+{
+    auto attrs = pd_->device().attrs();
+    u32 pages = cxxrt::min(kMaxSegments, attrs.max_fast_reg_page_list_len);
+    message_size_ = session_.user_header_size() + u32(wire::rdma_read_size(1));
+    CXXRT_TRY(requests_.create(Gfp::kernel(), params_.queue_depth,
+                               [this](void* where, u32 index) { new (where) PathRequest(*this, index); }));
+    for (u32 i = 0; i < requests_.size(); ++i)
+        CXXRT_TRY(requests_[i].init(pd_->device(), pd_, message_size_, session_.max_segments(), pages));
+    return {};
+}
+
+// --- life cycle ----------------------------------------------------------------
+
+Result<void> Path::open()
+{
+    cxxrt::MutexGuard guard(control_);
+    auto connected = connect();
+    if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
+        became_connected();
+        return {};
+    }
+    teardown();
+    return connected ? Result<void>(Error(cxxrt::err::kConnAborted)) : Result<void>(connected.error());
+}
+
+void Path::start_reconnecting()
+{
+    if (state_.change_from(PathState::kConnecting, PathState::kConnectingError) &&
+        state_.change(PathState::kReconnecting))
+        schedule_reconnect();
+}
+
+void Path::became_connected()
+{
+    connected_once_ = true;
+    budget_.connected();
+    ++reconnects_.successful;
+    cxxrt::log::info("session %s: path %s connected (queue depth %u, %u connections)",
+                     session_.name(), name_, params_.queue_depth, connection_count_);
+    if (!counted_up_) {
+        counted_up_ = true;
+        session_.path_up();
+    }
+    (void)heartbeat_work_.queue_on(workqueue(), Heartbeat::kIntervalMs);
+}
+
+void Path::schedule_reconnect()
+{
+    if (session_.closing())
+        return;
+    if (!budget_.begin_attempt()) {
+        cxxrt::log::err("%s: reconnect attempts exhausted, path closed", name_);
+        if (state_.change(PathState::kClosing))
+            (void)state_.change(PathState::kClosed);
+        return;
+    }
+    (void)reconnect_work_.queue_on(workqueue(), session_.reconnect_delay_ms());
+}
+
+void Path::fail(const char* why)
+{
+    if (!state_.change_from(PathState::kConnected, PathState::kReconnecting))
+        return;
+    cxxrt::log::warn_ratelimited("%s: path %s failed (%s), reconnecting", session_.name(), name_, why);
+    (void)error_work_.queue_on(workqueue());
+}
+
+void Path::handle_error()
+{
+    cxxrt::MutexGuard guard(control_);
+    if (state_.state() != PathState::kReconnecting)
+        return;  // close() took over
+    teardown();
+    schedule_reconnect();
+}
+
+void Path::reconnect()
+{
+    cxxrt::MutexGuard guard(control_);
+    if (!state_.change_from(PathState::kReconnecting, PathState::kConnecting))
+        return;
+    ++reconnect_count_;
+    auto connected = connect();
+    if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
+        became_connected();
+        return;
+    }
+    cxxrt::log::warn_ratelimited("%s: reconnect of %s failed (%d)", session_.name(), name_,
+                                 connected.to_errno());
+    ++reconnects_.failed;
+    teardown();
+    if (state_.change_from(PathState::kConnecting, PathState::kConnectingError) &&
+        state_.change(PathState::kReconnecting))
+        schedule_reconnect();
+}
+
+void Path::close()
+{
+    // Leaving every live state first stops fail() and the work items from
+    // starting anything new; then wait for what already runs.
+    (void)state_.change(PathState::kClosing);
+    error_work_.cancel_sync();
+    reconnect_work_.cancel_sync();
+    heartbeat_work_.cancel_sync();
+    cxxrt::MutexGuard guard(control_);
+    teardown();
+    (void)state_.change(PathState::kClosed);
+}
+
+// Process context, control_ held (or the destructor). Idempotent.
+void Path::teardown()
+{
+    heartbeat_work_.cancel_sync();
+    if (counted_up_) {
+        counted_up_ = false;
+        session_.path_down();
+    }
+    // The state is no longer kConnected: new submitters back off. Wait for
+    // the ones that saw it connected to leave before the QPs go away.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    submitters_idle_.wait([this] { return submitters_.load() == 0; });
+    if (connections_) {
+        for (u32 cid = 0; cid < connection_count_; ++cid)
+            if (connections_[cid])
+                connections_[cid]->disconnect_and_drain();
+    }
+    // No completion can run any more: the remaining IO is ours to move.
+    fail_over_requests();
+    if (connections_) {
+        for (u32 cid = 0; cid < connection_count_; ++cid)
+            cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
+    }
+    requests_.reset();
+    info_request_.reset();
+    info_response_.reset();
+    cxxrt::free_array(cxxrt::exchange(chunks_, nullptr));
+    pd_.reset();
+}
+
+// --- heartbeat ----------------------------------------------------------------
+
+void Path::send_heartbeat()
+{
+    if (!connected())
+        return;
+    switch (heartbeat_.tick(now_ns())) {
+    case Heartbeat::Action::kClose:
+        fail("heartbeat lost");
+        return;
+    case Heartbeat::Action::kSend:
+        // Submitter rules apply: the QP must not go away under the post.
+        submitters_.fetch_add(1);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (connected() && !connections_[0]->post_heartbeat(wire::kHeartbeatImm))
+            fail("cannot post a heartbeat");
+        leave_submission();
+        break;
+    case Heartbeat::Action::kWait:
+        break;
+    }
+    (void)heartbeat_work_.queue_on(workqueue(), Heartbeat::kIntervalMs);
+}
+
+// --- IO ---------------------------------------------------------------------
+
+void Path::leave_submission()
+{
+    if (submitters_.fetch_sub(1) == 1)
+        submitters_idle_.wake_up_all();
+}
+
+ClientConnection* Path::io_connection()
+{
+    // The IO connection of the submitting CPU (cids 1..N), so completions
+    // come back on that CPU's completion vector.
+    u32 io_connections = connection_count_ - 1;
+    if (io_connections == 0)
+        return connections_[0];
+    return connections_[1 + kapi_smp_processor_id() % io_connections];
+}
+
+namespace {
+
+// Fills the permit's request scatterlist from the caller's one (the pages
+// stay where they are; only the table is copied) and DMA-maps it.
+Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32 data_length, ib::Device device,
+                        ib::DmaDirection direction)
+{
+    CXXRT_TRY(list.reset(count));
+    u32 covered = 0;
+    for (u32 i = 0; i < count; ++i) {
+        if (!user)
+            return Error(cxxrt::err::kInval);
+        u32 length = kapi_rtrs_clt_sg_length(user);
+        if (length > data_length - covered)
+            length = data_length - covered;
+        list.set(i, kapi_rtrs_clt_sg_virt(user), length);
+        covered += length;
+        user = kapi_rtrs_clt_sg_next(user);
+    }
+    if (covered != data_length)
+        return Error(cxxrt::err::kInval);
+    return list.map(device, direction);
+}
+
+}  // namespace
+
+Result<void> Path::submit(Permit& permit)
+{
+    submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (!connected()) {
+        leave_submission();
+        return Error(cxxrt::err::kNotConn);
+    }
+    PathRequest& request = requests_[permit.id];
+    if (request.in_flight_.load()) {
+        leave_submission();
+        return Error(cxxrt::err::kBusy);
+    }
+    ClientConnection* connection = io_connection();
+    const bool is_read = permit.direction == RTRS_READ;
+    const u32 lkey = pd_->local_dma_lkey();
+    u8* message = request.message_->data();
+    if (permit.header_length)
+        cxxrt::copy_bytes(message, permit.user_header, permit.header_length);
+
+    request.permit_ = &permit;
+    request.connection_ = connection;
+    request.registered_ = false;
+    request.sg_mapped_ = false;
+    request.pending_errno_ = 0;
+
+    int dma_entries = 0;
+    if (permit.data_length) {
+        auto mapped = map_user_sg(*request.sg_, permit.sg, permit.sg_count, permit.data_length, pd_->device(),
+                                  is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
+        if (!mapped) {
+            leave_submission();
+            return mapped.error();
+        }
+        request.sg_mapped_ = true;
+        dma_entries = mapped.value();
+    }
+
+    auto fail_submit = [&](Error error) {
+        if (request.sg_mapped_)
+            request.sg_->unmap();
+        request.sg_mapped_ = false;
+        request.permit_ = nullptr;
+        leave_submission();
+        return Result<void>(error);
+    };
+
+    RemoteChunk chunk = chunks_[permit.id];
+    chunk.rkey = __atomic_load_n(&chunks_[permit.id].rkey, __ATOMIC_RELAXED);
+    ib::Sge sges[kMaxSge];
+    u32 sge_count = 0;
+    codec::IoPlan plan;
+    u64 remote_addr = chunk.addr;
+    if (is_read) {
+        auto planned = codec::plan_read(geometry_, permit.data_length, permit.header_length,
+                                        permit.data_length ? 1 : 0);
+        if (!planned)
+            return fail_submit(planned.error());
+        plan = planned.value();
+        codec::SgEntry descriptor;
+        u16 flags = 0;
+        if (permit.data_length) {
+            auto pages = request.mr_->map_sg(*request.sg_);
+            if (!pages || pages.value() != dma_entries)
+                return fail_submit(Error(cxxrt::err::kInval));
+            request.mr_->bump_key();
+            descriptor = codec::SgEntry{request.mr_->iova(), request.mr_->rkey(), permit.data_length};
+            flags = u16(wire::kMsgFlagNeedInvalidate);
+        }
+        auto built = codec::build_rdma_read(
+            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
+            u16(permit.header_length), flags,
+            cxxrt::Span<const codec::SgEntry>(&descriptor, permit.data_length ? 1 : 0));
+        if (!built)
+            return fail_submit(built.error());
+        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
+        // [user header][READ] sits right after the reply space.
+        remote_addr += permit.data_length;
+    } else {
+        auto planned = codec::plan_write(geometry_, permit.data_length, permit.header_length);
+        if (!planned)
+            return fail_submit(planned.error());
+        plan = planned.value();
+        if (u32(dma_entries) + 1 > kMaxSge || u32(dma_entries) + 1 > connection->qp().config().max_send_sge)
+            return fail_submit(Error(cxxrt::err::kInval));
+        for (int i = 0; i < dma_entries; ++i)
+            sges[sge_count++] = ib::Sge{request.sg_->dma_address(u32(i)), request.sg_->dma_length(u32(i)), lkey};
+        auto built = codec::build_rdma_write(
+            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
+            u16(permit.header_length));
+        if (!built)
+            return fail_submit(built.error());
+        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
+    }
+    auto imm = codec::encode_io_request_imm(geometry_, permit.id, plan.msg_offset);
+    if (!imm)
+        return fail_submit(imm.error());
+    request.message_->sync_for_device();
+
+    request.in_flight_.store(true);
+    inflight_.fetch_add(1);
+    stats_.with_this_cpu([&](ClientCpuStats& stats) {
+        record_request(stats, is_read ? Direction::kRead : Direction::kWrite,
+                       u64(permit.data_length) + permit.header_length, permit.sg_count);
+    });
+    if (is_read && permit.data_length) {
+        auto registered = request.mr_->post_register(connection->qp(), &connection->send_done(),
+                                                     ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled);
+        if (!registered) {
+            request.in_flight_.store(false);
+            inflight_.fetch_sub(1);
+            return fail_submit(registered.error());
+        }
+        request.registered_ = true;
+    }
+    auto posted = connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
+                                                 ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
+                                                 ib::kSignaled);
+    if (!posted) {
+        // A registered MR stays valid: the path fails, and teardown frees it.
+        request.in_flight_.store(false);
+        inflight_.fetch_sub(1);
+        if (request.registered_)
+            fail("cannot post an IO after its registration");
+        return fail_submit(posted.error());
+    }
+    leave_submission();
+    return {};
+}
+
+void Path::update_rkey(const codec::RkeyRspView& rkey)
+{
+    if (chunks_ && rkey.buf_id < params_.queue_depth)
+        __atomic_store_n(&chunks_[rkey.buf_id].rkey, rkey.rkey, __ATOMIC_RELAXED);
+}
+
+void Path::complete_request(u32 id, int error, bool invalidated)
+{
+    if (!requests_ || id >= requests_.size()) {
+        cxxrt::log::err_ratelimited("%s: response for unknown request %u", name_, id);
+        return;
+    }
+    PathRequest& request = requests_[id];
+    if (!request.in_flight_.exchange(false)) {
+        cxxrt::log::err_ratelimited("%s: response for idle request %u", name_, id);
+        return;
+    }
+    if (request.registered_ && !invalidated) {
+        // The server did not invalidate our rkey (e.g. the IO failed): do it
+        // here before the memory goes back to the user.
+        request.pending_errno_ = error;
+        auto posted = request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_,
+                                                   ib::kSignaled);
+        if (posted)
+            return;
+        fail("cannot invalidate a read registration");
+    }
+    finish_request(request, error);
+}
+
+void PathRequest::on_invalidated(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed())
+        path_.fail("local invalidate failed");
+    path_.finish_request(*this, pending_errno_);
+}
+
+void Path::finish_request(PathRequest& request, int error)
+{
+    if (request.sg_mapped_)
+        request.sg_->unmap();
+    request.sg_mapped_ = false;
+    request.registered_ = false;
+    Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+    inflight_.fetch_sub(1);
+    if (permit)
+        Session::complete(*permit, error);
+}
+
+// Process context, after the drain: nothing else touches the requests.
+void Path::fail_over_requests()
+{
+    for (u32 i = 0; i < requests_.size(); ++i) {
+        PathRequest& request = requests_[i];
+        if (!request.in_flight_.exchange(false))
+            continue;
+        if (request.sg_mapped_)
+            request.sg_->unmap();
+        request.sg_mapped_ = false;
+        request.registered_ = false;
+        Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+        inflight_.fetch_sub(1);
+        if (!permit)
+            continue;
+        stats_.with_this_cpu([](ClientCpuStats& stats) { record_failover(stats); });
+        session_.fail_over(*permit, *this);
+    }
+}
+
+}  // namespace rtrs::clt

@@ -18,7 +18,7 @@ cxx-c-only-flags := -std=gnu11 -Wstrict-prototypes -Werror=strict-prototypes \
 	-Wnested-externs
 
 cxx-subset-flags := -std=gnu++20 -nostdinc -nostdinc++ -ffreestanding \
-	-fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit \
+	-fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit -fno-gnu-unique \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror
 
@@ -33,8 +33,16 @@ cxx_flags = -Wp,-MMD,$(depfile) \
 	$(cxx-subset-flags) $(cxx-sanitizer-flags) \
 	$(cxx-include-flags)
 
+# C++ puts inline functions and template instances in COMDAT groups, and
+# the linker keeps one copy per group. But the __mcount_loc entries gcc
+# records for them (and objtool's ORC/return-site entries) live outside the
+# groups, so a discarded duplicate leaves them pointing into a discarded
+# section and `ld -r` fails. Ungrouping each object keeps every copy (weak
+# symbols still resolve to one), so those tables stay valid. Inline
+# variables must then be weak, not STB_GNU_UNIQUE: -fno-gnu-unique.
 quiet_cmd_cxx_o_cpp = CXX [M]  $@
-      cmd_cxx_o_cpp = $(CXX) $(cxx_flags) -c -o $@ $< $(cmd_objtool)
+      cmd_cxx_o_cpp = $(CXX) $(cxx_flags) -c -o $@ $< && \
+		$(OBJCOPY) --remove-section=.group $@ $(cmd_objtool)
 
 $(obj)/%.o: $(src)/%.cpp $(obj)/generated/cxxrt-kabi.h FORCE
 	$(call if_changed_dep,cxx_o_cpp)

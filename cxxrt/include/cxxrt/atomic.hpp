@@ -14,28 +14,41 @@ enum class MemoryOrder : int {
     kSeqCst = __ATOMIC_SEQ_CST,
 };
 
+namespace detail {
+// Enums are stored as their underlying integer: clang's __atomic builtins
+// accept only integers and pointers.
+template <typename T, bool = __is_enum(T)> struct AtomicStorage { using Type = T; };
+template <typename T> struct AtomicStorage<T, true> { using Type = __underlying_type(T); };
+}  // namespace detail
+
 template <typename T>
 class Atomic {
+    using Raw = typename detail::AtomicStorage<T>::Type;
+
 public:
     constexpr Atomic() = default;
-    constexpr explicit Atomic(T initial) : value_(initial) {}
+    constexpr explicit Atomic(T initial) : value_(Raw(initial)) {}
     Atomic(const Atomic&) = delete;
     Atomic& operator=(const Atomic&) = delete;
 
-    T load(MemoryOrder order = MemoryOrder::kSeqCst) const { return __atomic_load_n(&value_, int(order)); }
-    void store(T v, MemoryOrder order = MemoryOrder::kSeqCst) { __atomic_store_n(&value_, v, int(order)); }
-    T exchange(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_exchange_n(&value_, v, int(order)); }
+    T load(MemoryOrder order = MemoryOrder::kSeqCst) const { return T(__atomic_load_n(&value_, int(order))); }
+    void store(T v, MemoryOrder order = MemoryOrder::kSeqCst) { __atomic_store_n(&value_, Raw(v), int(order)); }
+    T exchange(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return T(__atomic_exchange_n(&value_, Raw(v), int(order))); }
     T fetch_add(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_add(&value_, v, int(order)); }
     T fetch_sub(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_sub(&value_, v, int(order)); }
     T fetch_or(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_or(&value_, v, int(order)); }
     T fetch_and(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_and(&value_, v, int(order)); }
     bool compare_exchange(T& expected, T desired, MemoryOrder order = MemoryOrder::kSeqCst)
     {
-        return __atomic_compare_exchange_n(&value_, &expected, desired, false, int(order), int(MemoryOrder::kRelaxed));
+        Raw raw_expected = Raw(expected);
+        bool done = __atomic_compare_exchange_n(&value_, &raw_expected, Raw(desired), false, int(order),
+                                                int(MemoryOrder::kRelaxed));
+        expected = T(raw_expected);
+        return done;
     }
 
 private:
-    T value_{};
+    Raw value_{};
 };
 
 }  // namespace cxxrt

@@ -182,6 +182,8 @@ void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
         path_.handle_io_request(*this, imm);
         break;
     case wire::ImmType::kHeartbeat:
+        if (__atomic_load_n(&g_faults.drop_heartbeat_acks, __ATOMIC_RELAXED))
+            break;
         if (qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
             path_.schedule_close("cannot answer a heartbeat");
         break;

@@ -208,6 +208,8 @@ void Path::send_heartbeat()
         schedule_close("heartbeats missed");
         return;
     case Heartbeat::Action::kSend: {
+        if (__atomic_load_n(&g_faults.drop_heartbeats, __ATOMIC_RELAXED))
+            break;
         ServerConnection* service = connections_[0];
         if (service->qp()
                 .post_write_imm(&service->send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatImm, ib::kSignaled)

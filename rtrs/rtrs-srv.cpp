@@ -12,6 +12,8 @@ namespace {
 constinit Params g_params{};
 }
 
+constinit Faults g_faults{0, 0};
+
 const Params& params()
 {
     return g_params;
@@ -50,6 +52,11 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
+    void* debugfs = cxxrt_module_debugfs_dir();
+    kapi_debugfs_create_u64("fault_drop_heartbeats", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeats));
+    kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
     auto sysfs = sysfs_init();
     if (sysfs.is_error()) {
         (void)cxxrt_module_exit();

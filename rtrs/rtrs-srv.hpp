@@ -51,6 +51,13 @@ class Session;
 class Path;
 class ServerConnection;
 
+// Fault injection for tests (debugfs <module>/fault_*; all 0 = inert).
+struct Faults {
+    u64 drop_heartbeats;      // do not send our heartbeats
+    u64 drop_heartbeat_acks;  // do not answer the client's heartbeats
+};
+extern constinit Faults g_faults;
+
 // Module-wide parameters, fixed at load.
 const Params& params();
 void set_params(const Params& chosen);

@@ -65,6 +65,10 @@ make gate-tests > "$out/gates.log" 2>&1
 grep -E '^(ok|not ok)' "$out/gates.log"
 read -r p f < <(tap_count "$out/gates.log"); record "build gates" "$p" "$f"
 
+stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
+if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
+else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
+
 stage "VM selftests"
 tools/vm/run.sh --timeout "${VM_TIMEOUT:-1500}" --log "$out/vm-selftests.log" -- selftests/run.sh \
     > "$out/vm-selftests.out" 2>&1; rc=$?

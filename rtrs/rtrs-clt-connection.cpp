@@ -14,6 +14,7 @@ constexpr u8 kRnrRetryCount = 7;
 
 ClientConnection::~ClientConnection()
 {
+    stop_events();
     // The QP, CQ and cm_id go first (Connection's destructor), so no
     // completion can reach the receive slots while they are freed.
     connection_.reset();
@@ -55,9 +56,18 @@ void ClientConnection::handle_established(const ib::CmEvent& event)
     finish_connect(0);
 }
 
+void ClientConnection::stop_events()
+{
+    cxxrt::MutexGuard guard(events_);
+    events_stopped_ = true;
+}
+
 void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
 {
     using T = ib::CmEventType;
+    cxxrt::MutexGuard guard(events_);
+    if (events_stopped_)
+        return;
     switch (event.type) {
     case T::kAddrResolved: {
         auto pd = path_.protection_domain(id.device());
@@ -139,6 +149,7 @@ Result<void> ClientConnection::post_receives(u32 count)
 
 void ClientConnection::disconnect_and_drain()
 {
+    stop_events();
     if (!connection_)
         return;
     (void)connection_->cm_id().disconnect();

@@ -178,12 +178,23 @@ Result<void> Path::connect()
     }
     CXXRT_TRY(exchange_info());
     CXXRT_TRY(create_requests());
-    // The directory name of upstream's sysfs: the source the CM resolved.
-    auto resolved = connections_[0]->connection()->cm_id().source_address().to_addr();
+    // What sysfs shows: the device, its port, and the source the CM
+    // resolved (upstream names the path directory <src>@<dst> with it).
+    ib::CmId& id = connections_[0]->connection()->cm_id();
+    const char* device_name = id.device().name();
+    cxxrt::fill_bytes(hca_name_, 0, sizeof(hca_name_));
+    cxxrt::copy_bytes(hca_name_, device_name,
+                      cxxrt::min(cxxrt::string_length(device_name, sizeof(hca_name_)), sizeof(hca_name_) - 1));
+    hca_port_ = id.port();
+    auto resolved = id.source_address().to_addr();
     if (resolved) {
-        auto length = format_path_name(to_address(resolved.value()), to_address(address_.destination),
-                                       cxxrt::Span<char>(name_, sizeof(name_)));
-        (void)length;
+        source_ = to_address(resolved.value());
+        // Named once: the sysfs directory keeps its first name.
+        if (!connected_once_) {
+            auto length = format_path_name(source_, to_address(address_.destination),
+                                           cxxrt::Span<char>(name_, sizeof(name_)));
+            (void)length;
+        }
     }
     return {};
 }
@@ -295,6 +306,7 @@ void Path::became_connected()
         counted_up_ = true;
         session_.path_up();
     }
+    create_sysfs();
     (void)heartbeat_work_.queue_on(workqueue(), Heartbeat::kIntervalMs);
 }
 
@@ -356,9 +368,15 @@ void Path::close()
     error_work_.cancel_sync();
     reconnect_work_.cancel_sync();
     heartbeat_work_.cancel_sync();
-    cxxrt::MutexGuard guard(control_);
-    teardown();
-    (void)state_.change(PathState::kClosed);
+    {
+        cxxrt::MutexGuard guard(control_);
+        teardown();
+        (void)state_.change(PathState::kClosed);
+    }
+    // A sysfs "reconnect" that took control_ before us may have queued work.
+    error_work_.cancel_sync();
+    reconnect_work_.cancel_sync();
+    heartbeat_work_.cancel_sync();
 }
 
 // Process context, control_ held (or the destructor). Idempotent.

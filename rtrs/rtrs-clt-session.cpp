@@ -41,7 +41,7 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     session.callbacks_ = callbacks;
     kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
     session.reconnect_delay_seconds_ = params.reconnect_delay_seconds;
-    session.max_reconnect_attempts_ = params.max_reconnect_attempts;
+    session.max_reconnect_attempts_.store(params.max_reconnect_attempts);
     session.user_header_size_ = params.user_header_size;
     session.cursors_ = CXXRT_TRY(cxxrt::PerCpu<u32>::create(Gfp::kernel()));
     session.paths_ = cxxrt::allocate_array<Path*>(Gfp::kernel(), params.path_count);
@@ -84,9 +84,22 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         session.close();
         return permits.error();
     }
-    for (u32 i = 0; i < session.path_count_; ++i)
-        if (!session.paths_[i]->connected())
+    auto directory = make_session_sysfs();
+    if (directory)
+        session.sysfs_ = directory.release_value();
+    auto created = directory ? session.sysfs_->create(session) : Result<void>(directory.error());
+    if (!created) {
+        // -EEXIST: another session of this name exists.
+        cxxrt::log::err("session %s: no sysfs directory (%d)", session.name_, created.to_errno());
+        session.close();
+        return created.error();
+    }
+    for (u32 i = 0; i < session.path_count_; ++i) {
+        if (session.paths_[i]->connected())
+            session.paths_[i]->create_sysfs();
+        else
             session.paths_[i]->start_reconnecting();
+    }
     return made.release();
 }
 
@@ -108,6 +121,10 @@ void Session::close()
     closing_.store(true);
     for (u32 i = 0; i < path_count_; ++i)
         paths_[i]->close();
+    // Directories last: their handlers may still have been running.
+    for (u32 i = 0; i < path_count_; ++i)
+        paths_[i]->remove_sysfs();
+    sysfs_.reset();
 }
 
 Session::~Session()

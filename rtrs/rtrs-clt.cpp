@@ -38,6 +38,13 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         return holder.to_errno();
     }
     g_workqueue = holder.value().release();
+    auto tree = sysfs_init();
+    if (!tree) {
+        sysfs_exit();
+        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+        (void)cxxrt_module_exit();
+        return tree.to_errno();
+    }
     cxxrt::log::info("loaded, RTRS protocol %u.%u", rtrs::wire::kVersionMajor,
                      rtrs::wire::kVersionMinor);
     return 0;
@@ -45,6 +52,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
 
 extern "C" void rtrs_clt_cxx_exit(void) noexcept
 {
+    sysfs_exit();
     cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
     (void)cxxrt_module_exit();
     cxxrt::log::info("unloaded");

@@ -37,7 +37,9 @@
 #include "rtrs/ib/cm.hpp"
 #include "rtrs/ib/memory.hpp"
 #include "rtrs/ib/verbs.hpp"
+#include "rtrs/rtrs-addr.hpp"
 #include "rtrs/rtrs-clt-state.hpp"
+#include "rtrs/rtrs-clt-sysfs.hpp"
 #include "rtrs/rtrs-clt-policy.hpp"
 #include "rtrs/rtrs-codec.hpp"
 #include "rtrs/rtrs-heartbeat.hpp"
@@ -209,8 +211,15 @@ private:
     void finish_connect(int result);
     void handle_established(const ib::CmEvent& event);
 
+    // Stops CM event handling before teardown: a handler that is still
+    // running (e.g. creating the queues after a connect timed out) finishes
+    // first, later ones return at once. Never held while destroying the id.
+    void stop_events();
+
     Path& path_;
     const u16 cid_;
+    cxxrt::Mutex events_;
+    bool events_stopped_ CXXRT_GUARDED_BY(events_) = false;
     UniquePtr<ib::Connection> connection_;
     cxxrt::Completion connect_done_;
     int connect_result_ = 0;
@@ -257,6 +266,24 @@ public:
     ib::ConnectionConfig connection_config(u16 cid, ib::Device device) const;
     Result<cxxrt::size_t> build_conn_req(u16 cid, cxxrt::ByteSpan out) const;
     u16 connection_count() const { return u16(connection_count_); }
+
+    // sysfs (rtrs-clt-sysfs.cpp); process context.
+    void create_sysfs();
+    void remove_sysfs();
+    void set_max_reconnect_attempts(int value) { (void)budget_.set_max_attempts(value); }
+    Result<void> show_state(cxxrt::sysfs::Output& out);
+    Result<void> show_hca_name(cxxrt::sysfs::Output& out);
+    Result<void> show_hca_port(cxxrt::sysfs::Output& out);
+    Result<void> show_src_addr(cxxrt::sysfs::Output& out);
+    Result<void> show_dst_addr(cxxrt::sysfs::Output& out);
+    Result<void> show_cur_latency(cxxrt::sysfs::Output& out);
+    Result<void> store_disconnect(cxxrt::sysfs::Input& in);
+    Result<void> store_reconnect(cxxrt::sysfs::Input& in);
+    Result<void> show_rdma(cxxrt::sysfs::Output& out);
+    Result<void> store_rdma(cxxrt::sysfs::Input& in);
+    Result<void> show_reconnects(cxxrt::sysfs::Output& out);
+    Result<void> store_reconnects(cxxrt::sysfs::Input& in);
+    Result<void> store_reset_all(cxxrt::sysfs::Input& in);
     void on_info_response(const ib::WorkCompletion& wc);
     void on_info_sent(const ib::WorkCompletion& wc);
 
@@ -275,11 +302,18 @@ private:
     void send_heartbeat();    // heartbeat_work_
     ClientConnection* io_connection();
     void leave_submission();
+    // Copies the per-CPU stats into one array for the formatters.
+    template <typename Fn>
+    Result<void> with_stats_snapshot(Fn&& fn);
 
     Session& session_;
     const u32 index_;
     rtrs_path_address address_;
     char name_[96] = {};
+    char hca_name_[64] = {};
+    u32 hca_port_ = 0;
+    Address source_;  // as the CM resolved it
+    UniquePtr<PathSysfs> sysfs_;
     PathStateMachine state_{PathState::kConnecting};
     ReconnectBudget budget_;
     cxxrt::Mutex control_;  // serialises connect, teardown and close
@@ -344,8 +378,15 @@ public:
     u32 user_header_size() const { return user_header_size_; }
     u32 max_segments() const { return max_segments_; }
     u32 reconnect_delay_ms() const { return reconnect_delay_seconds_ * 1000; }
-    int max_reconnect_attempts() const { return max_reconnect_attempts_; }
+    int max_reconnect_attempts() const { return max_reconnect_attempts_.load(); }
     bool closing() const { return closing_.load(); }
+    SessionSysfs* sysfs() const { return sysfs_.get(); }
+
+    // sysfs (rtrs-clt-sysfs.cpp); process context.
+    Result<void> show_max_reconnect_attempts(cxxrt::sysfs::Output& out);
+    Result<void> store_max_reconnect_attempts(cxxrt::sysfs::Input& in);
+    Result<void> show_mpath_policy(cxxrt::sysfs::Output& out);
+    Result<void> store_mpath_policy(cxxrt::sysfs::Input& in);
 
 private:
     Result<void> create_permits();
@@ -354,7 +395,7 @@ private:
     rtrs_client_callbacks callbacks_{};
     wire::Uuid uuid_{};
     u32 reconnect_delay_seconds_ = 0;
-    int max_reconnect_attempts_ = -1;
+    Atomic<int> max_reconnect_attempts_{-1};
     u32 user_header_size_ = 0;
     u32 path_count_ = 0;
     Path** paths_ = nullptr;
@@ -370,6 +411,7 @@ private:
     Atomic<u32> connected_paths_{0};
     bool link_down_reported_ = false;
     Atomic<bool> closing_{false};
+    UniquePtr<SessionSysfs> sysfs_;
 };
 
 }  // namespace rtrs::clt

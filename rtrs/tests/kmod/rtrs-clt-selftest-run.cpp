@@ -141,6 +141,7 @@ private:
     u64 device_bytes_ = rtrs::selftest::kStoreSize;
     Atomic<int> disconnected_{0};
     Atomic<int> reconnected_{0};
+    int reopened_ = 0;  // RECONNECTED events answered by a new RNBD handshake
 
     static void on_link_event(void* context, rtrs_link_event event)
     {
@@ -528,6 +529,13 @@ void Tester::check(SeqFile& file, unsigned long check_ms)
 {
     constexpr u32 kBatch = 32;
     constexpr u32 kSize = 4096;
+    // A server that lost every path of a session forgot it, and with it
+    // the RNBD device: like rnbd-client, open the device again.
+    if (proto_ == Proto::kRnbd && reconnected_.load() > reopened_) {
+        reopened_ = reconnected_.load();
+        if (!rnbd_handshake())
+            file.print("%s", "rnbd re-open failed\n");
+    }
     // The last 1 MiB of the store/device: apart from the load-time tests.
     const u64 base = device_bytes_ - (1u << 20);
     // Placement-constructed: a wait queue needs its initialisation.

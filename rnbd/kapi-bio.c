@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rnbd-server C boundary: one bio per RNBD IO (see kapi-blkdev.h). The data
+ * of an IO is an RTRS chunk: kmalloc'd, physically contiguous, so it goes
+ * into the bio as one multi-page segment.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include "kapi-blkdev.h"
+
+/* Indexed by the RNBD op (the caller refuses anything past secure erase). */
+static const blk_opf_t kapi_rnbd_ops[] = {
+	REQ_OP_READ, REQ_OP_WRITE, REQ_OP_WRITE | REQ_PREFLUSH, REQ_OP_DISCARD, REQ_OP_SECURE_ERASE,
+};
+
+/* KAPI: any context. */
+unsigned int kapi_bio_opf(unsigned int rnbd_op, unsigned int rnbd_flags)
+{
+	blk_opf_t opf = kapi_rnbd_ops[rnbd_op % ARRAY_SIZE(kapi_rnbd_ops)];
+
+	if (rnbd_flags & 0x100)
+		opf |= REQ_SYNC;
+	if (rnbd_flags & 0x200)
+		opf |= REQ_FUA;
+	return (__force unsigned int)opf;
+}
+
+/* KAPI: process context (GFP_NOIO from the bio set: does not fail). */
+void *kapi_bio_alloc(void *bdev, unsigned int opf, void *data, unsigned int data_len)
+{
+	struct bio *bio = bio_alloc(bdev, data_len ? 1 : 0, (__force blk_opf_t)opf, GFP_NOIO);
+
+	if (data_len && bio_add_page(bio, virt_to_page(data), data_len, offset_in_page(data)) != data_len) {
+		bio_put(bio);
+		return NULL;
+	}
+	return bio;
+}
+
+/* KAPI: any context the block layer completes bios in. */
+static void kapi_bio_end_io(struct bio *bio)
+{
+	void *context = bio->bi_private;
+	int error = blk_status_to_errno(bio->bi_status);
+
+	bio_put(bio);
+	rnbd_srv_cxx_bio_done(context, error);
+}
+
+/* KAPI: process context. */
+void kapi_bio_submit(void *bio_ptr, unsigned long long sector, unsigned int size, unsigned short prio,
+		     void *context)
+{
+	struct bio *bio = bio_ptr;
+
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_size = size;
+	bio->bi_end_io = kapi_bio_end_io;
+	bio->bi_private = context;
+	bio->bi_ioprio = prio;
+	submit_bio(bio);
+}

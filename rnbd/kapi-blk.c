@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rnbd-client C boundary: blk-mq tag set, gendisk, queue limits and request
+ * helpers. Each function is one kernel call (or one macro) and carries no
+ * RNBD logic; the blk_mq_ops and block_device_operations tables forward to
+ * the C++ upcalls of rnbd/kapi-blk.h.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include "kapi-blk.h"
+
+/* KAPI: process context; the C++ device owns the disk this major serves. */
+int rnbd_kapi_register_major(const char *name)
+{
+	return register_blkdev(0, name);
+}
+
+void rnbd_kapi_unregister_major(int major, const char *name)
+{
+	unregister_blkdev(major, name);
+}
+
+static const blk_status_t rnbd_kapi_status[] = {
+	[RNBD_KAPI_STS_OK] = BLK_STS_OK,
+	[RNBD_KAPI_STS_RESOURCE] = BLK_STS_RESOURCE,
+	[RNBD_KAPI_STS_IOERR] = BLK_STS_IOERR,
+	[RNBD_KAPI_STS_NOTSUPP] = BLK_STS_NOTSUPP,
+};
+
+/* KAPI: blk-mq, may not sleep; forwards to C++ with the device (queuedata). */
+static blk_status_t rnbd_kapi_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+{
+	int rc = rnbd_clt_cxx_queue_rq(hctx->queue->queuedata, hctx, bd->rq, blk_mq_rq_to_pdu(bd->rq));
+
+	return rc >= 0 && rc < ARRAY_SIZE(rnbd_kapi_status) ? rnbd_kapi_status[rc] : BLK_STS_IOERR;
+}
+
+/* KAPI: softirq (or the context that completed the request). */
+static void rnbd_kapi_complete(struct request *rq)
+{
+	rnbd_clt_cxx_complete_rq(rq, blk_mq_rq_to_pdu(rq));
+}
+
+/* KAPI: process context (blk-mq timeout work). */
+static enum blk_eh_timer_return rnbd_kapi_timeout(struct request *rq)
+{
+	if (rnbd_clt_cxx_timeout(rq->q->queuedata, rq, blk_mq_rq_to_pdu(rq)))
+		return BLK_EH_RESET_TIMER;
+	return BLK_EH_DONE;
+}
+
+/* KAPI: process context, once per request when the tag set is allocated. */
+static int rnbd_kapi_init_request(struct blk_mq_tag_set *set, struct request *rq, unsigned int hctx_idx,
+				  unsigned int numa_node)
+{
+	rnbd_clt_cxx_init_request(set->driver_data, blk_mq_rq_to_pdu(rq));
+	return 0;
+}
+
+static const struct blk_mq_ops rnbd_kapi_mq_ops = {
+	.queue_rq = rnbd_kapi_queue_rq,
+	.complete = rnbd_kapi_complete,
+	.timeout = rnbd_kapi_timeout,
+	.init_request = rnbd_kapi_init_request,
+};
+
+/* KAPI: process context. */
+static int rnbd_kapi_open(struct block_device *bdev, fmode_t mode)
+{
+	return rnbd_clt_cxx_open(bdev->bd_disk->private_data, !!(mode & FMODE_WRITE));
+}
+
+static void rnbd_kapi_release(struct gendisk *disk, fmode_t mode)
+{
+	rnbd_clt_cxx_release(disk->private_data);
+}
+
+/* KAPI: the last reference to the disk is gone (disk_release), process context. */
+static void rnbd_kapi_free_disk(struct gendisk *disk)
+{
+	rnbd_clt_cxx_free_disk(disk->private_data);
+}
+
+static const struct block_device_operations rnbd_kapi_fops = {
+	.owner = THIS_MODULE,
+	.open = rnbd_kapi_open,
+	.release = rnbd_kapi_release,
+	.free_disk = rnbd_kapi_free_disk,
+};
+
+/* KAPI: process context; a zeroed tag set with our ops, not yet allocated. */
+void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int depth, unsigned int pdu_size,
+			      unsigned int sg_entries, void *driver_data)
+{
+	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
+
+	if (!set)
+		return NULL;
+	set->ops = &rnbd_kapi_mq_ops;
+	set->nr_hw_queues = nr_hw_queues;
+	set->queue_depth = depth;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = ALIGN(pdu_size, sizeof(long)) + sg_entries * sizeof(struct scatterlist);
+	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->driver_data = driver_data;
+	return set;
+}
+
+/* KAPI: process context, sleeps (allocates every request of every queue). */
+int rnbd_kapi_tag_set_init(void *set)
+{
+	return blk_mq_alloc_tag_set(set);
+}
+
+/* A tag set whose init failed (or never ran). */
+void rnbd_kapi_tag_set_free(void *set)
+{
+	kfree(set);
+}
+
+void rnbd_kapi_tag_set_destroy(void *set)
+{
+	blk_mq_free_tag_set(set);
+	kfree(set);
+}
+
+/* KAPI: process context. */
+int rnbd_kapi_disk_alloc(void *set, void *device, void **out)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, device);
+
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	disk->private_data = device;
+	*out = disk;
+	return 0;
+}
+
+void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors, const char *prefix)
+{
+	struct gendisk *gd = disk;
+
+	gd->major = major;
+	gd->first_minor = index * minors;
+	gd->minors = minors;
+	gd->fops = &rnbd_kapi_fops;
+	snprintf(gd->disk_name, sizeof(gd->disk_name), "%s%u", prefix, index);
+}
+
+/* KAPI: process context; partitions are scanned (IO is issued) before it returns. */
+int rnbd_kapi_add_disk(void *disk)
+{
+	return add_disk(disk);
+}
+
+/* KAPI: process context; waits for in-flight IO. */
+void rnbd_kapi_del_gendisk(void *disk)
+{
+	del_gendisk(disk);
+}
+
+void rnbd_kapi_put_disk(void *disk)
+{
+	put_disk(disk);
+}
+
+void rnbd_kapi_mark_disk_dead(void *disk)
+{
+	blk_mark_disk_dead(disk);
+}
+
+void *rnbd_kapi_disk_device(void *disk)
+{
+	return disk_to_dev((struct gendisk *)disk);
+}
+
+const char *rnbd_kapi_disk_name(void *disk)
+{
+	return ((struct gendisk *)disk)->disk_name;
+}
+
+static struct request_queue *rnbd_kapi_queue(void *disk)
+{
+	return ((struct gendisk *)disk)->queue;
+}
+
+void rnbd_kapi_set_logical_block_size(void *disk, unsigned int bytes)
+{
+	blk_queue_logical_block_size(rnbd_kapi_queue(disk), bytes);
+}
+
+void rnbd_kapi_set_physical_block_size(void *disk, unsigned int bytes)
+{
+	blk_queue_physical_block_size(rnbd_kapi_queue(disk), bytes);
+}
+
+void rnbd_kapi_set_max_hw_sectors(void *disk, unsigned int sectors)
+{
+	blk_queue_max_hw_sectors(rnbd_kapi_queue(disk), sectors);
+}
+
+void rnbd_kapi_set_max_segments(void *disk, unsigned int segments)
+{
+	blk_queue_max_segments(rnbd_kapi_queue(disk), segments);
+}
+
+void rnbd_kapi_set_virt_boundary(void *disk, unsigned long mask)
+{
+	blk_queue_virt_boundary(rnbd_kapi_queue(disk), mask);
+}
+
+void rnbd_kapi_set_io_opt(void *disk, unsigned int bytes)
+{
+	blk_queue_io_opt(rnbd_kapi_queue(disk), bytes);
+}
+
+void rnbd_kapi_set_discard(void *disk, unsigned int max_sectors, unsigned int granularity, unsigned int alignment)
+{
+	struct request_queue *q = rnbd_kapi_queue(disk);
+
+	blk_queue_max_discard_segments(q, 1);
+	blk_queue_max_discard_sectors(q, max_sectors);
+	q->limits.discard_granularity = granularity;
+	q->limits.discard_alignment = alignment;
+}
+
+void rnbd_kapi_set_secure_erase(void *disk, unsigned int max_sectors)
+{
+	blk_queue_max_secure_erase_sectors(rnbd_kapi_queue(disk), max_sectors);
+}
+
+void rnbd_kapi_set_write_zeroes(void *disk, unsigned int max_sectors)
+{
+	blk_queue_max_write_zeroes_sectors(rnbd_kapi_queue(disk), max_sectors);
+}
+
+void rnbd_kapi_set_write_cache(void *disk, int write_back, int fua)
+{
+	blk_queue_write_cache(rnbd_kapi_queue(disk), write_back, fua);
+}
+
+void rnbd_kapi_set_nonrot(void *disk)
+{
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, rnbd_kapi_queue(disk));
+}
+
+void rnbd_kapi_set_read_only(void *disk)
+{
+	set_disk_ro(disk, true);
+}
+
+void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors)
+{
+	set_capacity(disk, sectors);
+}
+
+void rnbd_kapi_set_capacity_notify(void *disk, unsigned long long sectors)
+{
+	set_capacity_and_notify(disk, sectors);
+}
+
+/* The block op as the C++ side sees it; everything else is "other". */
+static const unsigned char rnbd_kapi_ops[REQ_OP_LAST] = {
+	[0 ... REQ_OP_LAST - 1] = RNBD_KAPI_OP_OTHER,
+	[REQ_OP_READ] = RNBD_KAPI_OP_READ,
+	[REQ_OP_WRITE] = RNBD_KAPI_OP_WRITE,
+	[REQ_OP_FLUSH] = RNBD_KAPI_OP_FLUSH,
+	[REQ_OP_DISCARD] = RNBD_KAPI_OP_DISCARD,
+	[REQ_OP_SECURE_ERASE] = RNBD_KAPI_OP_SECURE_ERASE,
+};
+
+/* KAPI: any context; reads the request's fields. */
+void rnbd_kapi_rq_info(void *request, struct rnbd_kapi_rq_info *info)
+{
+	struct request *rq = request;
+	unsigned int op = (__force unsigned int)req_op(rq);
+
+	info->op = op < REQ_OP_LAST ? rnbd_kapi_ops[op] : RNBD_KAPI_OP_OTHER;
+	info->sync = op_is_sync(rq->cmd_flags);
+	info->flush_or_fua = op_is_flush(rq->cmd_flags);
+	info->bytes = blk_rq_bytes(rq);
+	info->sector = blk_rq_pos(rq);
+	info->prio = req_get_ioprio(rq);
+}
+
+void rnbd_kapi_rq_start(void *rq)
+{
+	blk_mq_start_request(rq);
+}
+
+int rnbd_kapi_rq_map_sg(void *request, struct scatterlist *sg)
+{
+	struct request *rq = request;
+
+	return blk_rq_map_sg(rq->q, rq, sg);
+}
+
+/* KAPI: any context (the transport's completion, softirq). */
+void rnbd_kapi_rq_complete(void *rq)
+{
+	if (likely(!blk_should_fake_timeout(((struct request *)rq)->q)))
+		blk_mq_complete_request(rq);
+}
+
+void rnbd_kapi_rq_end(void *rq, int error)
+{
+	blk_mq_end_request(rq, errno_to_blk_status(error));
+}
+
+void rnbd_kapi_hctx_delay_run(void *hctx, unsigned long msecs)
+{
+	blk_mq_delay_run_hw_queue(hctx, msecs);
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * C boundary of rnbd-client: blk-mq, gendisk, request helpers
+ * (rnbd/kapi-blk.c) and the transport/scatterlist glue
+ * (rnbd/kapi-blk-rtrs.c). Kernel objects are opaque pointers here; the
+ * blk_mq_ops and block_device_operations tables live in C and call the
+ * rnbd_clt_cxx_* upcalls declared at the end.
+ */
+#ifndef RNBD_KAPI_BLK_H
+#define RNBD_KAPI_BLK_H
+
+#include <cxxrt/kapi.h>
+#include <rtrs/rtrs-api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the block layer asks for, reduced to what RNBD can carry. */
+enum rnbd_kapi_op {
+	RNBD_KAPI_OP_READ = 0,
+	RNBD_KAPI_OP_WRITE = 1,
+	RNBD_KAPI_OP_FLUSH = 2,
+	RNBD_KAPI_OP_DISCARD = 3,
+	RNBD_KAPI_OP_SECURE_ERASE = 4,
+	RNBD_KAPI_OP_OTHER = 5, /* write-zeroes, zone ops, driver ops: not in RNBD 2.0 */
+};
+
+struct rnbd_kapi_rq_info {
+	unsigned int op;           /* enum rnbd_kapi_op */
+	unsigned int sync;         /* op_is_sync() of the request's flags */
+	unsigned int flush_or_fua; /* op_is_flush(): PREFLUSH or FUA (or a flush op) */
+	unsigned int bytes;        /* blk_rq_bytes() */
+	unsigned long long sector; /* blk_rq_pos() */
+	unsigned short prio;       /* req_get_ioprio() */
+};
+
+/* Return values of the queue_rq upcall, turned into blk_status_t in C. */
+enum rnbd_kapi_status {
+	RNBD_KAPI_STS_OK = 0,
+	RNBD_KAPI_STS_RESOURCE = 1, /* blk-mq retries later */
+	RNBD_KAPI_STS_IOERR = 2,
+	RNBD_KAPI_STS_NOTSUPP = 3,
+};
+
+/* ---- block major (process context) ---- */
+/* register_blkdev(0, name): the dynamic major or -errno. */
+int rnbd_kapi_register_major(const char *name) KAPI_NOEXCEPT;
+void rnbd_kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
+
+/* ---- tag set and disk (process context, may sleep) ---- */
+/*
+ * A blk_mq_tag_set with our ops: nr_hw_queues, depth, a per-request PDU of
+ * `pdu_size` bytes followed by `sg_entries` scatterlist entries, and
+ * `driver_data` handed to the init_request upcall. NULL without memory.
+ * Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
+ */
+void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int depth, unsigned int pdu_size,
+			      unsigned int sg_entries, void *driver_data) KAPI_NOEXCEPT;
+int rnbd_kapi_tag_set_init(void *set) KAPI_NOEXCEPT;
+void rnbd_kapi_tag_set_free(void *set) KAPI_NOEXCEPT;
+/* blk_mq_free_tag_set + kfree; after the disk's queue is gone (del_gendisk/put_disk). */
+void rnbd_kapi_tag_set_destroy(void *set) KAPI_NOEXCEPT;
+/* blk_mq_alloc_disk(set, queuedata = device); 0 or -errno. */
+int rnbd_kapi_disk_alloc(void *set, void *device, void **out) KAPI_NOEXCEPT;
+/* Names the disk "<prefix><index>" with `minors` minors from index * minors, our fops. */
+void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors,
+			     const char *prefix) KAPI_NOEXCEPT;
+int rnbd_kapi_add_disk(void *disk) KAPI_NOEXCEPT;
+void rnbd_kapi_del_gendisk(void *disk) KAPI_NOEXCEPT;
+void rnbd_kapi_put_disk(void *disk) KAPI_NOEXCEPT;
+/* blk_mark_disk_dead: every new IO fails at once (force unmap). */
+void rnbd_kapi_mark_disk_dead(void *disk) KAPI_NOEXCEPT;
+/* disk_to_dev(): the struct device of /sys/block/<name> (a kobject parent). */
+void *rnbd_kapi_disk_device(void *disk) KAPI_NOEXCEPT;
+const char *rnbd_kapi_disk_name(void *disk) KAPI_NOEXCEPT;
+
+/* Queue limits, one blk_queue_* call each; before add_disk. */
+void rnbd_kapi_set_logical_block_size(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
+void rnbd_kapi_set_physical_block_size(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
+void rnbd_kapi_set_max_hw_sectors(void *disk, unsigned int sectors) KAPI_NOEXCEPT;
+void rnbd_kapi_set_max_segments(void *disk, unsigned int segments) KAPI_NOEXCEPT;
+void rnbd_kapi_set_virt_boundary(void *disk, unsigned long mask) KAPI_NOEXCEPT;
+void rnbd_kapi_set_io_opt(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
+/* Discard: one segment per request, max sectors (0 = none), granularity and alignment in bytes. */
+void rnbd_kapi_set_discard(void *disk, unsigned int max_sectors, unsigned int granularity,
+			   unsigned int alignment) KAPI_NOEXCEPT;
+void rnbd_kapi_set_secure_erase(void *disk, unsigned int max_sectors) KAPI_NOEXCEPT;
+void rnbd_kapi_set_write_zeroes(void *disk, unsigned int max_sectors) KAPI_NOEXCEPT;
+void rnbd_kapi_set_write_cache(void *disk, int write_back, int fua) KAPI_NOEXCEPT;
+void rnbd_kapi_set_nonrot(void *disk) KAPI_NOEXCEPT;
+void rnbd_kapi_set_read_only(void *disk) KAPI_NOEXCEPT;
+void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors) KAPI_NOEXCEPT;
+/* After add_disk: set_capacity_and_notify (a uevent for the size change). */
+void rnbd_kapi_set_capacity_notify(void *disk, unsigned long long sectors) KAPI_NOEXCEPT;
+
+/* ---- requests (any context unless noted) ---- */
+void rnbd_kapi_rq_info(void *rq, struct rnbd_kapi_rq_info *info) KAPI_NOEXCEPT;
+void rnbd_kapi_rq_start(void *rq) KAPI_NOEXCEPT;
+/* blk_rq_map_sg into `sg` (initialised once by rnbd_kapi_sg_init_table); entries used. */
+int rnbd_kapi_rq_map_sg(void *rq, struct scatterlist *sg) KAPI_NOEXCEPT;
+/* blk_mq_complete_request: the complete upcall follows (softirq or here). */
+void rnbd_kapi_rq_complete(void *rq) KAPI_NOEXCEPT;
+/* blk_mq_end_request with errno_to_blk_status(error). */
+void rnbd_kapi_rq_end(void *rq, int error) KAPI_NOEXCEPT;
+/* blk_mq_delay_run_hw_queue: re-run a queue that ran out of permits. */
+void rnbd_kapi_hctx_delay_run(void *hctx, unsigned long msecs) KAPI_NOEXCEPT;
+
+/* ---- scatterlists and the transport (kapi-blk-rtrs.c) ---- */
+unsigned int rnbd_kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
+void rnbd_kapi_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_NOEXCEPT;
+/* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_kfree. */
+struct scatterlist *rnbd_kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
+/* rtrs_client_open with the ERR_PTR turned into 0 / -errno. Process context. */
+int rnbd_kapi_rtrs_open(const struct rtrs_client_callbacks *callbacks,
+			const struct rtrs_client_open_params *params,
+			struct rtrs_client_session **out) KAPI_NOEXCEPT;
+/* Interface index of a network device name in the initial namespace, or -ENODEV. */
+int rnbd_kapi_ifindex(const char *name) KAPI_NOEXCEPT;
+
+/* ---- upcalls (C++, rnbd/rnbd-clt-dev.cpp) ---- */
+/* KAPI: blk-mq init_request, process context (tag set allocation). */
+void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
+/* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). */
+int rnbd_clt_cxx_queue_rq(void *device, void *hctx, void *rq, void *pdu) KAPI_NOEXCEPT;
+/* KAPI: blk-mq complete; softirq or the completing context. */
+void rnbd_clt_cxx_complete_rq(void *rq, void *pdu) KAPI_NOEXCEPT;
+/* KAPI: blk-mq timeout, process context (timeout work). 1: reset the timer. */
+int rnbd_clt_cxx_timeout(void *device, void *rq, void *pdu) KAPI_NOEXCEPT;
+/* KAPI: block_device_operations open/release, process context; open returns 0 or -errno;
+ * `write`: opened for writing. */
+int rnbd_clt_cxx_open(void *device, int write) KAPI_NOEXCEPT;
+void rnbd_clt_cxx_release(void *device) KAPI_NOEXCEPT;
+/* KAPI: free_disk, when the last reference to the gendisk is gone; process context. */
+void rnbd_clt_cxx_free_disk(void *device) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RNBD_KAPI_BLK_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * C boundary of rnbd-server towards the block layer and the VFS:
+ *   kapi-blkdev.c  open/close a block device by path, its queue properties;
+ *   kapi-bio.c     one bio per RNBD IO, completed through an upcall;
+ *   kapi-file.c    a file (disk image) served through the VFS.
+ * Kernel objects are opaque pointers (struct block_device *, struct file *).
+ * Each function does one kernel call or macro.
+ */
+#ifndef RNBD_KAPI_BLKDEV_H
+#define RNBD_KAPI_BLKDEV_H
+
+#include <cxxrt/kapi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- paths ---- */
+
+/*
+ * KAPI: process context, sleeps. 1 if `path` names a block device node,
+ * 0 for anything else that exists, or -errno from the lookup (-ENOENT).
+ */
+int kapi_path_is_blockdev(const char *path) KAPI_NOEXCEPT;
+
+/* ---- block devices (blockio) ---- */
+
+/*
+ * KAPI: process context, sleeps. blkdev_get_by_path() with FMODE_READ, plus
+ * FMODE_WRITE when `writable` (not exclusive, like Linux's rnbd-server).
+ * 0 and *out = the block_device, or -errno.
+ */
+int kapi_blkdev_open(const char *path, int writable, void **out) KAPI_NOEXCEPT;
+/* KAPI: process context. `writable` must be what kapi_blkdev_open got. */
+void kapi_blkdev_close(void *bdev, int writable) KAPI_NOEXCEPT;
+/* Device properties. KAPI: any context; the device is open. */
+unsigned long long kapi_blkdev_nr_sectors(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_logical_block_size(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_physical_block_size(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_max_segments(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_max_hw_sectors(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_max_discard_sectors(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_discard_granularity(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_discard_alignment(void *bdev) KAPI_NOEXCEPT;
+unsigned int kapi_blkdev_max_secure_erase_sectors(void *bdev) KAPI_NOEXCEPT;
+int kapi_blkdev_write_cache(void *bdev) KAPI_NOEXCEPT;
+int kapi_blkdev_fua(void *bdev) KAPI_NOEXCEPT;
+/* dev_t of the device (identity of the exported object). */
+unsigned int kapi_blkdev_devt(void *bdev) KAPI_NOEXCEPT;
+/* The kernel's name of the device ("%pg": ram0, sda1, loop3) into buf. */
+void kapi_blkdev_name(void *bdev, char *buf, unsigned int size) KAPI_NOEXCEPT;
+/* The device's sysfs kobject (target of the block_dev symlink). */
+void *kapi_blkdev_kobj(void *bdev) KAPI_NOEXCEPT;
+
+/* ---- bios ---- */
+
+/*
+ * The block-layer op and flags for an RNBD op (0 read, 1 write, 2 flush,
+ * 3 discard, 4 secure erase) and RNBD flags (0x100 sync, 0x200 FUA); the
+ * caller has validated both. KAPI: any context.
+ */
+unsigned int kapi_bio_opf(unsigned int rnbd_op, unsigned int rnbd_flags) KAPI_NOEXCEPT;
+/*
+ * KAPI: process context (GFP_NOIO, never fails). A bio on `bdev` carrying
+ * `data_len` bytes of physically contiguous kernel memory at `data`
+ * (kmalloc'd; none when data_len is 0). NULL if the data cannot be added.
+ */
+void *kapi_bio_alloc(void *bdev, unsigned int opf, void *data, unsigned int data_len) KAPI_NOEXCEPT;
+/*
+ * KAPI: process context. Sets the range and priority and submits; when the
+ * bio ends, rnbd_srv_cxx_bio_done(context, errno) runs (any context,
+ * possibly before this returns) and the bio is freed.
+ */
+void kapi_bio_submit(void *bio, unsigned long long sector, unsigned int size, unsigned short prio,
+		     void *context) KAPI_NOEXCEPT;
+/* Upcall (rnbd-srv-io.cpp). KAPI: any context (irq, softirq, process); no sleeping. */
+void rnbd_srv_cxx_bio_done(void *context, int error) KAPI_NOEXCEPT;
+
+/* ---- files (fileio) ---- */
+
+/* KAPI: process context. filp_open(O_RDONLY or O_RDWR, O_LARGEFILE). 0 and *out, or -errno. */
+int kapi_file_open(const char *path, int writable, void **out) KAPI_NOEXCEPT;
+/* KAPI: process context. */
+void kapi_file_close(void *file) KAPI_NOEXCEPT;
+/* 1 regular file, 2 block device node, 0 anything else. KAPI: any context. */
+int kapi_file_kind(void *file) KAPI_NOEXCEPT;
+/* Size in bytes (i_size). KAPI: any context. */
+unsigned long long kapi_file_size(void *file) KAPI_NOEXCEPT;
+/* Identity: device number of the filesystem (or of the node for block devices) and inode number. */
+unsigned int kapi_file_dev(void *file) KAPI_NOEXCEPT;
+unsigned long long kapi_file_ino(void *file) KAPI_NOEXCEPT;
+/* The file supports O_DIRECT (FMODE_CAN_ODIRECT). KAPI: any context. */
+int kapi_file_can_direct(void *file) KAPI_NOEXCEPT;
+/* The remaining calls: process context, sleep. Bytes done or -errno. */
+long kapi_file_read(void *file, void *buf, unsigned int len, unsigned long long pos) KAPI_NOEXCEPT;
+long kapi_file_write(void *file, const void *buf, unsigned int len, unsigned long long pos) KAPI_NOEXCEPT;
+/* A write that bypasses the page cache (IOCB_DIRECT), from kmalloc'd memory. */
+long kapi_file_write_direct(void *file, void *buf, unsigned int len, unsigned long long pos) KAPI_NOEXCEPT;
+/* vfs_fsync_range; 0 or -errno. */
+int kapi_file_sync(void *file, unsigned long long pos, unsigned long long len) KAPI_NOEXCEPT;
+/* Deallocates a range (punch hole, size kept); 0 or -errno. */
+int kapi_file_punch_hole(void *file, unsigned long long pos, unsigned long long len) KAPI_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RNBD_KAPI_BLKDEV_H */

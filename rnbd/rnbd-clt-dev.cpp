@@ -1,0 +1,550 @@
+// rnbd-client: one mapped device — its gendisk and blk-mq queues, the IO
+// path onto RTRS, and /sys/block/rnbd<N>/{rnbd_client,rnbd}/.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include <cxxrt/parse.hpp>
+#include <cxxrt/percpu.hpp>
+#include "rnbd/rnbd-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::clt {
+
+using cxxrt::ByteSpan;
+using cxxrt::Result;
+using cxxrt::StringView;
+using cxxrt::sysfs::Input;
+using cxxrt::sysfs::Output;
+namespace err = cxxrt::err;
+namespace log = cxxrt::log;
+
+namespace {
+
+constexpr u32 kRequeueDelayMs = 10;
+constexpr unsigned long kVirtBoundaryMask = 4096 - 1;  // segments the transport's MR pages can map
+constexpr size_t kSgOffset = (sizeof(IoRequest) + sizeof(long) - 1) & ~(sizeof(long) - 1);
+
+const char* access_mode_name(AccessMode mode)
+{
+    switch (mode) {
+    case AccessMode::kReadOnly: return "ro";
+    case AccessMode::kReadWrite: return "rw";
+    case AccessMode::kMigration: return "migration";
+    }
+    return "unknown";
+}
+
+const char* state_name(DeviceState state)
+{
+    switch (state) {
+    case DeviceState::kInit: return "init";
+    case DeviceState::kOpen: return "open";
+    case DeviceState::kClosed: return "closed";
+    case DeviceState::kUnmapping: return "unmapped";
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+Device::Device(Client& client, RefPtr<Session> session, u32 index, const MapOptions& options)
+    : client_(client),
+      session_(cxxrt::move(session)),
+      index_(index),
+      access_mode_(options.access_mode),
+      io_mode_(options.io_mode),
+      poll_queues_(options.poll_queues),
+      dir_(cxxrt::Callback::to<&Device::kobject_released>(this)),
+      alias_dir_(cxxrt::Callback::to<&Device::kobject_released>(this))
+{
+    size_t length = cxxrt::min<size_t>(options.device_path.length(), wire::kNameMax - 1);
+    cxxrt::copy_bytes(path_, options.device_path.data(), length);
+    client_.device_created();
+}
+
+Device::~Device()
+{
+    // The session may close here: before the module may count us gone.
+    session_.reset();
+    client_.release_index(index_);
+    client_.device_destroyed();
+}
+
+Session& Device::session() { return *session_; }
+
+const char* Device::disk_name() const { return disk_ ? rnbd_kapi_disk_name(disk_) : "rnbd?"; }
+
+bool Device::same_mapping(StringView session, StringView path) const
+{
+    return StringView(session_->name()) == session && StringView(path_) == path;
+}
+
+Result<void> Device::set_link_names(bool session_suffix)
+{
+    StringView path(path_);
+    size_t length = CXXRT_TRY(format_device_id(path, cxxrt::Span<char>(device_id_)));
+    if (session_suffix) {
+        // The seed's name is taken by the same path on another session.
+        if (length + 1 + StringView(session_->name()).length() + 1 > sizeof(device_id_))
+            return Error(err::kNameTooLong);
+        device_id_[length] = '@';
+        cxxrt::copy_bytes(device_id_ + length + 1, session_->name(), StringView(session_->name()).length() + 1);
+    }
+    CXXRT_TRY(format_device_link_name(path, StringView(session_->name()), cxxrt::Span<char>(link_name_)));
+    return {};
+}
+
+// ---- map / unmap --------------------------------------------------------------
+
+Result<void> Device::map()
+{
+    auto opened = session_->open_device(StringView(path_), access_mode_, io_mode_);
+    if (!opened) {
+        log::err_ratelimited("map_device: %s on session %s: the server refused to open it (%d)", path_,
+                             session_->name(), opened.to_errno());
+        return opened.error();
+    }
+    const codec::OpenRspFields& rsp = opened.value();
+    opened_on_server_ = true;
+    remote_id_.store(rsp.device_id);
+    remote_sectors_.store(rsp.nsectors);
+    session_->attach(*this);
+    attached_ = true;
+
+    auto made = create_disk(rsp);
+    if (made)
+        made = create_sysfs();
+    if (!made) {
+        log::err("map_device: %s on session %s: creating the device failed (%d)", path_, session_->name(),
+                 made.to_errno());
+        unmap(true);
+        return made.error();
+    }
+    {
+        cxxrt::MutexGuard guard(lock_);
+        published_ = true;
+    }
+    log::info("map_device: Device mapped as %s (nsectors: %llu, logical_block_size: %u, physical_block_size: %u, "
+              "max_discard_sectors: %u, discard_granularity: %u, discard_alignment: %u, secure_discard: %u, "
+              "max_segments: %u, max_hw_sectors: %u, wc: %d, fua: %d)",
+              disk_name(), (unsigned long long)rsp.nsectors, rsp.logical_block_size, rsp.physical_block_size,
+              rsp.max_discard_sectors, rsp.discard_granularity, rsp.discard_alignment, rsp.secure_discard,
+              session_->max_segments(), max_hw_sectors_, (rsp.cache_policy & wire::kCacheWriteback) != 0,
+              (rsp.cache_policy & wire::kCacheFua) != 0);
+    return {};
+}
+
+void Device::apply_limits(const codec::OpenRspFields& rsp)
+{
+    const u32 transport_sectors = session_->max_io_size() / wire::kSectorSize;
+    max_hw_sectors_ = cxxrt::min(transport_sectors, rsp.max_hw_sectors);
+    rnbd_kapi_set_logical_block_size(disk_, rsp.logical_block_size);
+    rnbd_kapi_set_physical_block_size(disk_, rsp.physical_block_size);
+    rnbd_kapi_set_max_hw_sectors(disk_, max_hw_sectors_);
+    rnbd_kapi_set_max_segments(disk_, session_->max_segments());
+    rnbd_kapi_set_virt_boundary(disk_, kVirtBoundaryMask);
+    rnbd_kapi_set_io_opt(disk_, session_->max_io_size());
+    rnbd_kapi_set_discard(disk_, rsp.max_discard_sectors, rsp.discard_granularity, rsp.discard_alignment);
+    rnbd_kapi_set_secure_erase(disk_, rsp.secure_discard ? rsp.max_discard_sectors : 0);
+    // RNBD 2.0 has no write-zeroes operation: the block layer emulates it with writes.
+    rnbd_kapi_set_write_zeroes(disk_, 0);
+    rnbd_kapi_set_write_cache(disk_, (rsp.cache_policy & wire::kCacheWriteback) != 0,
+                              (rsp.cache_policy & wire::kCacheFua) != 0);
+    rnbd_kapi_set_nonrot(disk_);
+}
+
+Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
+{
+    // One hardware queue per CPU; the transport picks the connection of
+    // the CPU that submits, so each queue rides its CPU's connection.
+    void* set = rnbd_kapi_tag_set_alloc(cxxrt::num_online_cpus(), session_->queue_depth(), u32(sizeof(IoRequest)),
+                                        session_->max_segments(), this);
+    if (!set)
+        return Error(err::kNoMem);
+    int rc = rnbd_kapi_tag_set_init(set);
+    if (rc) {
+        rnbd_kapi_tag_set_free(set);
+        return Error::from_errno(rc);
+    }
+    tag_set_ = set;
+    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_disk_alloc(tag_set_, this, &disk_)));
+    rnbd_kapi_disk_identity(disk_, client_.major(), index_, kMinorsPerDisk, "rnbd");
+    apply_limits(rsp);
+    rnbd_kapi_set_capacity(disk_, rsp.nsectors);
+    if (access_mode_ == AccessMode::kReadOnly)
+        rnbd_kapi_set_read_only(disk_);
+    set_state(DeviceState::kOpen);
+    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_add_disk(disk_)));
+    disk_added_ = true;
+    ref();  // the disk's, dropped by free_disk
+    return {};
+}
+
+Result<void> Device::create_sysfs()
+{
+    cxxrt::sysfs::KobjRef disk_dir = cxxrt::sysfs::KobjRef::of_device(rnbd_kapi_disk_device(disk_));
+    CXXRT_TRY(client_.link_device(device_id_, link_name_, disk_dir, kernel_link_, class_link_));
+    CXXRT_TRY(dir_.add(this, disk_dir, "rnbd_client"));
+    CXXRT_TRY(dir_.add_group(client_.device_group()));
+    dir_.uevent_add();
+    CXXRT_TRY(alias_dir_.add(this, disk_dir, "rnbd"));
+    CXXRT_TRY(alias_dir_.add_group(client_.device_group()));
+    alias_dir_.uevent_add();
+    return {};
+}
+
+void Device::remove_sysfs()
+{
+    client_.unlink_device(device_id_, link_name_, kernel_link_, class_link_);
+    cxxrt::sysfs::Kobject* dirs[] = {&alias_dir_, &dir_};
+    for (cxxrt::sysfs::Kobject* dir : dirs) {
+        if (!dir->is_added())
+            continue;
+        dir->del();
+        dir->put();
+        kobjects_gone_.wait();
+    }
+}
+
+void Device::unmap(bool force)
+{
+    set_state(DeviceState::kUnmapping);
+    remove_sysfs();
+    if (attached_) {
+        session_->detach(*this);
+        attached_ = false;
+    }
+    if (disk_added_) {
+        if (force)
+            rnbd_kapi_mark_disk_dead(disk_);
+        // Waits for the requests in flight; new ones fail (state).
+        rnbd_kapi_del_gendisk(disk_);
+    }
+    if (opened_on_server_) {
+        opened_on_server_ = false;
+        if (session_->connected()) {
+            auto closed = session_->close_device(remote_id_.load());
+            if (!closed)
+                log::warn("%s: CLOSE on the server failed (%d)", disk_name(), closed.to_errno());
+        }
+    }
+    log::info("%s: unmapped (%s)", disk_name(), force ? "force" : "normal");
+    if (void* disk = cxxrt::exchange(disk_, nullptr)) {
+        // With the disk added, free_disk drops the disk's reference once
+        // the last opener is gone (maybe right here).
+        disk_added_ = false;
+        rnbd_kapi_put_disk(disk);
+    }
+    if (void* set = cxxrt::exchange(tag_set_, nullptr))
+        rnbd_kapi_tag_set_destroy(set);
+}
+
+Result<void> Device::reopen()
+{
+    if (state() == DeviceState::kUnmapping)
+        return Error(err::kNoDev);
+    codec::OpenRspFields rsp = CXXRT_TRY(session_->open_device(StringView(path_), access_mode_, io_mode_));
+    remote_id_.store(rsp.device_id);
+    remote_sectors_.store(rsp.nsectors);
+    opened_on_server_ = true;
+    cxxrt::MutexGuard guard(lock_);
+    if (state() == DeviceState::kUnmapping)
+        return Error(err::kNoDev);
+    set_state(DeviceState::kOpen);
+    log::info("%s: re-opened on the server (device id %u)", disk_name(), rsp.device_id);
+    return {};
+}
+
+bool Device::begin_unmap()
+{
+    cxxrt::MutexGuard guard(lock_);
+    if (state() == DeviceState::kUnmapping)
+        return false;
+    set_state(DeviceState::kUnmapping);
+    return true;
+}
+
+void Device::set_closed()
+{
+    cxxrt::MutexGuard guard(lock_);
+    if (state() == DeviceState::kOpen || state() == DeviceState::kInit)
+        set_state(DeviceState::kClosed);
+}
+
+// ---- block device --------------------------------------------------------------
+
+int Device::open_bdev(bool write)
+{
+    cxxrt::MutexGuard guard(lock_);
+    if (state() == DeviceState::kUnmapping)
+        return -err::kNxio;
+    if (write && access_mode_ == AccessMode::kReadOnly)
+        return -err::kPerm;
+    ++openers_;
+    return 0;
+}
+
+void Device::release_bdev()
+{
+    cxxrt::MutexGuard guard(lock_);
+    if (openers_)
+        --openers_;
+}
+
+// ---- IO path ----------------------------------------------------------------------
+
+void Device::init_request(IoRequest& io)
+{
+    io.device = this;
+    io.rq = nullptr;
+    io.permit = nullptr;
+    io.error = 0;
+    io.sg = reinterpret_cast<scatterlist*>(reinterpret_cast<u8*>(&io) + kSgOffset);
+    rnbd_kapi_sg_init_table(io.sg, session_->max_segments());
+}
+
+int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
+{
+    if (state() != DeviceState::kOpen)
+        return RNBD_KAPI_STS_IOERR;
+    struct rnbd_kapi_rq_info info;
+    rnbd_kapi_rq_info(rq, &info);
+    wire::IoOp op;
+    switch (info.op) {
+    case RNBD_KAPI_OP_READ: op = wire::IoOp::kRead; break;
+    case RNBD_KAPI_OP_WRITE: op = wire::IoOp::kWrite; break;
+    case RNBD_KAPI_OP_FLUSH: op = wire::IoOp::kFlush; break;
+    case RNBD_KAPI_OP_DISCARD: op = wire::IoOp::kDiscard; break;
+    case RNBD_KAPI_OP_SECURE_ERASE: op = wire::IoOp::kSecureErase; break;
+    default: return RNBD_KAPI_STS_NOTSUPP;
+    }
+    rtrs_client_session* rtrs = session_->rtrs();
+    rtrs_client_permit* permit = rtrs_client_get_permit(rtrs, RTRS_NO_WAIT);
+    if (!permit) {
+        // Every chunk of the session is busy: blk-mq retries, and we kick
+        // the queue in case no request of this queue is in flight.
+        rnbd_kapi_hctx_delay_run(hctx, kRequeueDelayMs);
+        return RNBD_KAPI_STS_RESOURCE;
+    }
+    codec::IoFields fields;
+    fields.device_id = remote_id_.load(cxxrt::MemoryOrder::kRelaxed);
+    fields.sector = info.sector;
+    fields.op = op;
+    fields.flags = (info.sync ? u32(wire::kIoFlagSync) : 0u) | (info.flush_or_fua ? u32(wire::kIoFlagFua) : 0u);
+    fields.bi_size = info.bytes;
+    fields.prio = info.prio;
+    auto built = codec::build_io(ByteSpan(static_cast<u8*>(rtrs_client_permit_header(permit)), kUserHeaderSize),
+                                 fields);
+    if (!built) {
+        rtrs_client_put_permit(rtrs, permit);
+        return RNBD_KAPI_STS_IOERR;
+    }
+    io.rq = rq;
+    io.permit = permit;
+    io.error = 0;
+    rnbd_kapi_rq_start(rq);
+    const bool data = op == wire::IoOp::kRead || op == wire::IoOp::kWrite;
+    const u32 count = data ? u32(rnbd_kapi_rq_map_sg(rq, io.sg)) : 0;
+    const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
+    int rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
+                                 &Device::io_done, &io);
+    if (rc == 0)
+        return RNBD_KAPI_STS_OK;
+    rtrs_client_put_permit(rtrs, permit);
+    if (rc == -err::kAgain || rc == -err::kNoMem) {
+        rnbd_kapi_hctx_delay_run(hctx, kRequeueDelayMs);
+        return RNBD_KAPI_STS_RESOURCE;
+    }
+    log::err_ratelimited("%s: IO submission failed (%d)", disk_name(), rc);
+    return RNBD_KAPI_STS_IOERR;
+}
+
+// KAPI: the transport's completion, softirq or process context, no sleep.
+void Device::io_done(void* context, int error)
+{
+    IoRequest& io = *static_cast<IoRequest*>(context);
+    io.error = error;
+    rtrs_client_put_permit(io.device->session_->rtrs(), io.permit);
+    io.permit = nullptr;
+    rnbd_kapi_rq_complete(io.rq);
+}
+
+void Device::complete_rq(IoRequest& io)
+{
+    if (io.error)
+        log::err_ratelimited("%s: IO failed (%d)", disk_name(), io.error);
+    rnbd_kapi_rq_end(io.rq, io.error);
+}
+
+// ---- sysfs --------------------------------------------------------------------------
+
+Result<void> Device::show_state(Output& out)
+{
+    out.print("%s\n", state_name(state()));
+    return {};
+}
+
+Result<void> Device::show_session(Output& out)
+{
+    out.print("%s\n", session_->name());
+    return {};
+}
+
+Result<void> Device::show_mapping_path(Output& out)
+{
+    out.print("%s\n", path_);
+    return {};
+}
+
+Result<void> Device::show_access_mode(Output& out)
+{
+    out.print("%s\n", access_mode_name(access_mode_));
+    return {};
+}
+
+Result<void> Device::show_io_mode(Output& out)
+{
+    out.print("%s\n", io_mode_ == IoMode::kFileIo ? "fileio" : "blockio");
+    return {};
+}
+
+Result<void> Device::show_nr_poll_queues(Output& out)
+{
+    out.print("%u\n", poll_queues_);
+    return {};
+}
+
+Result<void> Device::store_unmap_device(Input& in)
+{
+    StringView line = in.line();
+    bool force = line == StringView("force");
+    if (!force && !(line == StringView("normal"))) {
+        log::err_ratelimited("%s: unmap_device takes 'normal' or 'force'", disk_name());
+        return Error(err::kInval);
+    }
+    {
+        cxxrt::MutexGuard guard(lock_);
+        if (!published_ || state() == DeviceState::kUnmapping)
+            return Error(err::kNoDev);
+        if (!force && openers_) {
+            log::err_ratelimited("%s: unmap_device normal refused: the device is open (%u openers)", disk_name(),
+                                 openers_);
+            return Error(err::kBusy);
+        }
+        set_state(DeviceState::kUnmapping);
+    }
+    // Our own file first, so tearing the directory down does not wait for
+    // this very write.
+    if (!in.remove_self())
+        return Error(err::kNoDev);
+    RefPtr<Device> self(this);
+    client_.forget_device(*this);  // the registry's (mapped) reference comes back to us
+    unmap(force);
+    unref();
+    return {};
+}
+
+Result<void> Device::store_remap_device(Input& in)
+{
+    auto yes = cxxrt::parse::parse_unsigned(in.line(), 1);
+    if (!yes || yes.value() != 1)
+        return Error(err::kInval);
+    {
+        cxxrt::MutexGuard guard(lock_);
+        if (!published_ || state() == DeviceState::kUnmapping)
+            return Error(err::kNoDev);
+    }
+    cxxrt::MutexGuard guard(session_->lock_);
+    return reopen();
+}
+
+Result<void> Device::store_resize(Input& in)
+{
+    cxxrt::parse::Reason reason = cxxrt::parse::Reason::kNone;
+    auto sectors = cxxrt::parse::parse_unsigned(in.line(), ~u64(0) >> wire::kSectorShift, &reason);
+    if (!sectors || sectors.value() == 0) {
+        log::err_ratelimited("%s: resize takes a size in 512-byte sectors", disk_name());
+        return Error(err::kInval);
+    }
+    {
+        cxxrt::MutexGuard guard(lock_);
+        if (!published_ || state() != DeviceState::kOpen)
+            return Error(err::kNoDev);
+    }
+    if (sectors.value() > remote_sectors_.load()) {
+        // Learn the server's current size (it may have grown).
+        cxxrt::MutexGuard guard(session_->lock_);
+        CXXRT_TRY(reopen());
+    }
+    if (sectors.value() > remote_sectors_.load()) {
+        log::err_ratelimited("%s: resize to %llu sectors refused: the server's device has %llu", disk_name(),
+                             (unsigned long long)sectors.value(), (unsigned long long)remote_sectors_.load());
+        return Error(err::kInval);
+    }
+    rnbd_kapi_set_capacity_notify(disk_, sectors.value());
+    return {};
+}
+
+namespace {
+constexpr cxxrt::sysfs::Attribute<Device> kDeviceAttributes[] = {
+    {"unmap_device", 0644, nullptr, &Device::store_unmap_device, "Usage: echo <normal|force> > unmap_device\n"},
+    {"remap_device", 0644, nullptr, &Device::store_remap_device, "Usage: echo <1> > remap_device\n"},
+    {"resize", 0644, nullptr, &Device::store_resize, "Usage: echo <new size in sectors> > resize\n"},
+    {"state", 0444, &Device::show_state, nullptr},
+    {"session", 0444, &Device::show_session, nullptr},
+    {"mapping_path", 0444, &Device::show_mapping_path, nullptr},
+    {"access_mode", 0444, &Device::show_access_mode, nullptr},
+    {"io_mode", 0444, &Device::show_io_mode, nullptr},
+    {"nr_poll_queues", 0444, &Device::show_nr_poll_queues, nullptr},
+};
+constexpr cxxrt::sysfs::GroupSpec kDeviceGroup = cxxrt::sysfs::group(kDeviceAttributes);
+
+}  // namespace
+
+const cxxrt::sysfs::GroupSpec& device_group_spec() { return kDeviceGroup; }
+
+}  // namespace rnbd::clt
+
+// ---- upcalls from rnbd/kapi-blk.c -----------------------------------------------------
+
+using rnbd::clt::Device;
+using rnbd::clt::IoRequest;
+
+extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
+{
+    static_cast<Device*>(device)->init_request(*static_cast<IoRequest*>(pdu));
+}
+
+extern "C" int rnbd_clt_cxx_queue_rq(void* device, void* hctx, void* rq, void* pdu) noexcept
+{
+    return static_cast<Device*>(device)->queue_rq(hctx, rq, *static_cast<IoRequest*>(pdu));
+}
+
+extern "C" void rnbd_clt_cxx_complete_rq(void* rq, void* pdu) noexcept
+{
+    IoRequest& io = *static_cast<IoRequest*>(pdu);
+    io.device->complete_rq(io);
+}
+
+extern "C" int rnbd_clt_cxx_timeout(void* device, void* rq, void* pdu) noexcept
+{
+    // The transport owns the IO until it answers (or fails the path and
+    // then the IO): keep waiting rather than complete memory RDMA may write.
+    cxxrt::log::warn_ratelimited("%s: IO timed out, still waiting for the transport",
+                                 static_cast<Device*>(device)->disk_name());
+    return 1;
+}
+
+extern "C" int rnbd_clt_cxx_open(void* device, int write) noexcept
+{
+    return static_cast<Device*>(device)->open_bdev(write != 0);
+}
+
+extern "C" void rnbd_clt_cxx_release(void* device) noexcept
+{
+    static_cast<Device*>(device)->release_bdev();
+}
+
+extern "C" void rnbd_clt_cxx_free_disk(void* device) noexcept
+{
+    static_cast<Device*>(device)->unref();
+}

@@ -1,0 +1,253 @@
+// rnbd-server: the RTRS IO callback and the work it defers.
+//
+// RTRS calls on_rtrs_io() in softirq for every message of a session.
+// SESS_INFO is answered at once; OPEN and CLOSE become a ControlOp on the
+// control workqueue; an IO is validated here (message, device id, range,
+// direction, read-only mapping) and then becomes an IoWork on the IO
+// workqueue, which submits a bio (blockio) or calls the VFS (fileio).
+// Every path answers the RTRS request exactly once.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include "rnbd/kapi-blkdev.h"
+#include "rnbd/rnbd-srv-policy.hpp"
+#include "rnbd/rnbd-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::srv {
+
+using namespace cxxrt;
+
+namespace {
+
+using wire::IoOp;
+using wire::MsgType;
+
+// OPEN or CLOSE, carried to process context with a copy of the message.
+class ControlOp : Pinned {
+public:
+    ControlOp(Session& session, rtrs_server_io* io, MsgType type, void* data, u32 data_length,
+              ConstByteSpan header)
+        : work_(Callback::to<&ControlOp::run>(this)), session_(session), io_(io), type_(type), data_(data),
+          data_length_(data_length), header_length_(u32(min<size_t>(header.size(), sizeof(header_))))
+    {
+        copy_bytes(header_, header.data(), header_length_);
+    }
+
+    void queue() { work_.queue_on(server().control_wq()); }
+
+private:
+    void run()
+    {
+        rtrs_server_io* io = io_;
+        const int error = process();
+        destroy(this);
+        rtrs_server_respond(io, error);
+    }
+
+    int process()
+    {
+        const ConstByteSpan header(header_, header_length_);
+        if (type_ == MsgType::kClose) {
+            auto id = codec::decode_close(header);
+            if (id.is_ok())
+                session_.close(id.value());
+            return id.to_errno();
+        }
+        auto open = codec::decode_open(header);
+        if (open.is_error())
+            return open.to_errno();
+        codec::OpenRspFields rsp;
+        auto opened = session_.open(open.value(), rsp);
+        if (opened.is_error())
+            return opened.to_errno();
+        auto built = codec::build_open_rsp(ByteSpan(static_cast<u8*>(data_), data_length_), rsp);
+        return built.to_errno();
+    }
+
+    Work work_;
+    Session& session_;
+    rtrs_server_io* io_;
+    MsgType type_;
+    void* data_;
+    u32 data_length_;
+    u32 header_length_;
+    alignas(8) u8 header_[sizeof(wire::OpenMsg)];
+};
+
+}  // namespace
+
+// One validated IO on its way to the backing object.
+class IoWork : Pinned {
+public:
+    IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
+        : work_(Callback::to<&IoWork::run>(this)), dev_(dev), io_(io), data_(data), fields_(fields)
+    {
+    }
+
+    void queue() { work_.queue_on(server().io_wq()); }
+
+    // Answers the request and lets the mapping go; any context.
+    void finish(int error)
+    {
+        rtrs_server_io* io = io_;
+        SessDev& dev = dev_;
+        destroy(this);
+        rtrs_server_respond(io, error);
+        dev.put();
+    }
+
+private:
+    void run()
+    {
+        if (dev_.backing().kind() == IoKind::kBlock)
+            submit_bio();
+        else
+            finish(file_io());
+    }
+
+    void submit_bio()
+    {
+        const bool has_data = fields_.op == IoOp::kRead || fields_.op == IoOp::kWrite;
+        const unsigned int opf = kapi_bio_opf(u32(fields_.op), fields_.flags);
+        void* bio = kapi_bio_alloc(dev_.backing().handle(), opf, data_, has_data ? fields_.bi_size : 0);
+        if (!bio) {
+            finish(-err::kInval);
+            return;
+        }
+        const u64 sector = fields_.op == IoOp::kFlush ? 0 : fields_.sector;
+        kapi_bio_submit(bio, sector, fields_.bi_size, fields_.prio, this);  // finish() runs from the end_io
+    }
+
+    int file_io()
+    {
+        void* file = dev_.backing().handle();
+        const u64 pos = fields_.sector << wire::kSectorShift;
+        const u32 length = fields_.bi_size;
+        switch (fields_.op) {
+        case IoOp::kRead: {
+            const long done = kapi_file_read(file, data_, length, pos);
+            return done < 0 ? int(done) : done == long(length) ? 0 : -err::kIo;
+        }
+        case IoOp::kWrite: {
+            long done = -err::kInval;
+            if (dev_.backing().can_direct())
+                done = kapi_file_write_direct(file, data_, length, pos);
+            if (done == -err::kInval)  // no O_DIRECT here, or a misaligned range
+                done = kapi_file_write(file, data_, length, pos);
+            if (done < 0)
+                return int(done);
+            if (done != long(length))
+                return -err::kIo;
+            if (fields_.flags & wire::kIoFlagFua)
+                return kapi_file_sync(file, pos, length);
+            return 0;
+        }
+        case IoOp::kFlush:
+            return kapi_file_sync(file, 0, 0);
+        case IoOp::kDiscard:
+            if (dev_.backing().is_block_node())
+                return -err::kOpNotSupp;
+            return kapi_file_punch_hole(file, pos, length);
+        default:
+            return -err::kOpNotSupp;  // secure erase has no file equivalent
+        }
+    }
+
+    Work work_;
+    SessDev& dev_;
+    rtrs_server_io* io_;
+    void* data_;
+    codec::IoFields fields_;
+};
+
+namespace {
+
+int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
+              ConstByteSpan header)
+{
+    codec::IoLimits limits;
+    limits.data_len = data_length;
+    limits.max_io_size = NumericLimits<u32>::max;
+    limits.device_sectors = 0;  // checked below, where the device is known (it may have 0 sectors)
+    limits.session_ver = session.version();
+    auto decoded = codec::decode_io(header, limits);
+    if (decoded.is_error()) {
+        log::err_ratelimited("session %s: invalid IO message: %d", session.name(), decoded.to_errno());
+        return decoded.to_errno();
+    }
+    const codec::IoFields& f = decoded.value();
+    SessDev* dev = session.get_dev(f.device_id);
+    if (!dev) {
+        log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
+        return -err::kNotConn;
+    }
+    const int error = policy::check_io(f, direction == RTRS_READ, dev->backing().sectors(), dev->read_only());
+    if (error) {
+        log::err_ratelimited("session %s: IO (op %u, sector %llu, %u bytes) refused on device id %u: %d",
+                             session.name(), u32(f.op), (unsigned long long)f.sector, f.bi_size, f.device_id,
+                             error);
+        dev->put();
+        return error;
+    }
+    IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, f);
+    if (!work) {
+        dev->put();
+        return -err::kNoMem;
+    }
+    work->queue();
+    return 0;
+}
+
+}  // namespace
+
+int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction direction, void* data,
+               unsigned int data_length, const void* header_bytes, unsigned int header_length)
+{
+    Session* session = static_cast<Session*>(session_context);
+    if (!session)
+        return -err::kNotConn;
+    const ConstByteSpan header(static_cast<const u8*>(header_bytes), header_length);
+    auto type = codec::decode_type(header);
+    if (type.is_error()) {
+        log::err_ratelimited("session %s: unknown message", session->name());
+        return -err::kInval;
+    }
+    switch (type.value()) {
+    case MsgType::kIo:
+        return handle_io(*session, io, direction, data, data_length, header);
+    case MsgType::kSessInfo: {
+        auto info = codec::decode_sess_info(header);
+        if (info.is_error())
+            return info.to_errno();
+        if (direction != RTRS_READ)
+            return -err::kInval;
+        session->set_version(info.value().negotiated);
+        auto built = codec::build_sess_info_rsp(ByteSpan(static_cast<u8*>(data), data_length),
+                                                info.value().negotiated);
+        if (built.is_error())
+            return built.to_errno();
+        rtrs_server_respond(io, 0);
+        return 0;
+    }
+    case MsgType::kOpen:
+    case MsgType::kClose: {
+        if (type.value() == MsgType::kOpen && (direction != RTRS_READ || data_length < sizeof(wire::OpenRspMsg)))
+            return -err::kInval;
+        ControlOp* op = allocate<ControlOp>(Gfp::atomic(), *session, io, type.value(), data, data_length, header);
+        if (!op)
+            return -err::kNoMem;
+        op->queue();
+        return 0;
+    }
+    default:
+        log::err_ratelimited("session %s: unexpected message type %u", session->name(), unsigned(type.value()));
+        return -err::kInval;
+    }
+}
+
+}  // namespace rnbd::srv
+
+extern "C" void rnbd_srv_cxx_bio_done(void* context, int error) noexcept
+{
+    static_cast<rnbd::srv::IoWork*>(context)->finish(error);
+}

@@ -1,0 +1,323 @@
+// The client's sysfs tree. Show handlers format through the
+// kernel-independent formatters of rtrs-stats / rtrs-clt-policy / rtrs-addr;
+// store handlers accept exactly what the ABI documents and change nothing
+// otherwise.
+#include <cxxrt/log.hpp>
+#include <cxxrt/parse.hpp>
+#include <cxxrt/percpu.hpp>
+#include "rtrs/rtrs-clt-sysfs.hpp"
+#include "rtrs/rtrs-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+using cxxrt::sysfs::Input;
+using cxxrt::sysfs::Output;
+namespace sysfs = cxxrt::sysfs;
+
+namespace {
+
+struct SysfsGlobals {
+    sysfs::DeviceClass device_class;
+    sysfs::Group session_group;
+    sysfs::Group path_group;
+    sysfs::Group stats_group;
+};
+constinit SysfsGlobals* g_sysfs = nullptr;
+
+Result<void> accept_one(Input& in)
+{
+    if (!(in.line() == "1"))
+        return Error(cxxrt::err::kInval);
+    return {};
+}
+
+void print_address(Output& out, const Address& address)
+{
+    auto written = format_address(address, out.remaining());
+    if (written.is_ok())
+        out.commit(written.value());
+    else
+        out.append(kUnknownAddressText);
+    out.append("\n");
+}
+
+}  // namespace
+
+SessionSysfs::SessionSysfs() = default;
+PathSysfs::PathSysfs() = default;
+
+Result<void> SessionSysfs::create(Session& session)
+{
+    device_ = CXXRT_TRY(
+        sysfs::Device::create(g_sysfs->device_class, nullptr, session.name(), &session, &g_sysfs->session_group));
+    auto paths = paths_.add(nullptr, sysfs::KobjRef(device_), "paths", nullptr);
+    if (paths.is_error()) {
+        device_.reset();
+        return paths.error();
+    }
+    return {};
+}
+
+void SessionSysfs::remove()
+{
+    paths_.remove();
+    device_.reset();
+}
+
+Result<void> PathSysfs::create(Path& path, SessionSysfs& session, const char* name)
+{
+    CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
+    auto stats = stats_.add(&path, sysfs::KobjRef(directory_.kobject()), "stats", &g_sysfs->stats_group);
+    if (stats.is_error()) {
+        directory_.remove();
+        return stats.error();
+    }
+    return {};
+}
+
+void PathSysfs::remove()
+{
+    stats_.remove();
+    directory_.remove();
+}
+
+// --- session files ------------------------------------------------------------
+
+Result<void> Session::show_max_reconnect_attempts(Output& out)
+{
+    out.print("%d\n", max_reconnect_attempts_.load());
+    return {};
+}
+
+Result<void> Session::store_max_reconnect_attempts(Input& in)
+{
+    auto value = cxxrt::parse::parse_signed(in.line(), ReconnectBudget::kMinAttempts, ReconnectBudget::kMaxAttempts);
+    if (value.is_error()) {
+        cxxrt::log::err_ratelimited("%s: max_reconnect_attempts: expected -1 .. %d", name_,
+                                    ReconnectBudget::kMaxAttempts);
+        return Error(cxxrt::err::kInval);
+    }
+    max_reconnect_attempts_.store(int(value.value()));
+    for (u32 i = 0; i < path_count_; ++i)
+        paths_[i]->set_max_reconnect_attempts(int(value.value()));
+    return {};
+}
+
+Result<void> Session::show_mpath_policy(Output& out)
+{
+    out.commit(format_policy(PathPolicy(policy_.load()), out.remaining()));
+    return {};
+}
+
+Result<void> Session::store_mpath_policy(Input& in)
+{
+    auto policy = parse_policy(in.text());
+    if (policy.is_error()) {
+        cxxrt::log::err_ratelimited("%s: mpath_policy: expected 0, 1, 2 or a policy name", name_);
+        return policy.error();
+    }
+    policy_.store(u8(policy.value()));
+    return {};
+}
+
+// --- path files --------------------------------------------------------------
+
+void Path::create_sysfs()
+{
+    SessionSysfs* parent = session_.sysfs();
+    if (!parent || !parent->exists() || (sysfs_ && sysfs_->exists()))
+        return;
+    if (!sysfs_) {
+        auto made = make_path_sysfs();
+        if (made.is_error())
+            return;
+        sysfs_ = made.release_value();
+    }
+    auto created = sysfs_->create(*this, *parent, name_);
+    if (created.is_error())
+        cxxrt::log::err("%s: no sysfs directory for path %s (%d)", session_.name(), name_, created.to_errno());
+}
+
+void Path::remove_sysfs() { sysfs_.reset(); }
+
+Result<void> Path::show_state(Output& out)
+{
+    out.print("%s\n", path_state_sysfs(state()));
+    return {};
+}
+
+Result<void> Path::show_hca_name(Output& out)
+{
+    out.print("%s\n", hca_name_);
+    return {};
+}
+
+Result<void> Path::show_hca_port(Output& out)
+{
+    out.print("%u\n", hca_port_);
+    return {};
+}
+
+Result<void> Path::show_src_addr(Output& out)
+{
+    print_address(out, source_);
+    return {};
+}
+
+Result<void> Path::show_dst_addr(Output& out)
+{
+    Address destination;
+    destination.family = AddressFamily(address_.destination.family);
+    cxxrt::copy_bytes(destination.bytes, address_.destination.bytes, sizeof(destination.bytes));
+    print_address(out, destination);
+    return {};
+}
+
+Result<void> Path::show_cur_latency(Output& out)
+{
+    out.print("%llu ns\n", (unsigned long long)heartbeat_.last_rtt_ns());
+    return {};
+}
+
+Result<void> Path::store_disconnect(Input& in)
+{
+    CXXRT_TRY(accept_one(in));
+    // Leaves every live state; the path stays down until "reconnect".
+    if (!state_.change(PathState::kClosing))
+        return {};
+    cxxrt::log::info("%s: path %s disconnected by the administrator", session_.name(), name_);
+    error_work_.cancel_sync();
+    reconnect_work_.cancel_sync();
+    heartbeat_work_.cancel_sync();
+    cxxrt::MutexGuard guard(control_);
+    teardown();
+    (void)state_.change(PathState::kClosed);
+    return {};
+}
+
+Result<void> Path::store_reconnect(Input& in)
+{
+    CXXRT_TRY(accept_one(in));
+    cxxrt::MutexGuard guard(control_);
+    // Under control_: Path::close() sets the session closing first and
+    // cancels the work items again after taking control_ itself.
+    if (session_.closing())
+        return Error(cxxrt::err::kBusy);
+    if (state_.change_from(PathState::kConnected, PathState::kReconnecting)) {
+        (void)error_work_.queue_on(workqueue());
+        return {};
+    }
+    if (state_.change_from(PathState::kClosed, PathState::kReconnecting)) {
+        budget_.connected();
+        (void)reconnect_work_.queue_on(workqueue(), 0);
+    }
+    return {};
+}
+
+template <typename Fn>
+Result<void> Path::with_stats_snapshot(Fn&& fn)
+{
+    const u32 cpus = cxxrt::nr_cpu_ids();
+    ClientCpuStats* copy = cxxrt::allocate_array<ClientCpuStats>(Gfp::kernel(), cpus);
+    if (!copy)
+        return Error(cxxrt::err::kNoMem);
+    stats_.for_each_possible([&](unsigned int cpu, ClientCpuStats& stats) {
+        if (cpu < cpus)
+            copy[cpu] = stats;
+    });
+    fn(cxxrt::Span<ClientCpuStats>(copy, cpus));
+    cxxrt::free_array(copy);
+    return {};
+}
+
+Result<void> Path::show_rdma(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_client_rdma(stats, inflight(), out.remaining()));
+    });
+}
+
+Result<void> Path::store_rdma(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    stats_.for_each_possible([](unsigned int, ClientCpuStats& stats) {
+        stats.read = DirectionCounters{};
+        stats.write = DirectionCounters{};
+        stats.failovers = 0;
+    });
+    return {};
+}
+
+Result<void> Path::show_reconnects(Output& out)
+{
+    out.commit(format_reconnects(reconnects_, out.remaining()));
+    return {};
+}
+
+Result<void> Path::store_reconnects(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    reset_reconnects(reconnects_);
+    return {};
+}
+
+Result<void> Path::store_reset_all(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    stats_.for_each_possible([](unsigned int, ClientCpuStats& stats) { stats = ClientCpuStats{}; });
+    reset_reconnects(reconnects_);
+    return {};
+}
+
+// --- the tables (after the handlers: gcc evaluates them only once defined) ---
+
+namespace {
+
+constexpr sysfs::Attribute<Session> kSessionAttributes[] = {
+    {"max_reconnect_attempts", 0644, &Session::show_max_reconnect_attempts, &Session::store_max_reconnect_attempts},
+    {"mpath_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},
+};
+constexpr sysfs::GroupSpec kSessionGroup = sysfs::group(kSessionAttributes);
+
+constexpr sysfs::Attribute<Path> kPathAttributes[] = {
+    {"state", 0444, &Path::show_state, nullptr},
+    {"hca_name", 0444, &Path::show_hca_name, nullptr},
+    {"hca_port", 0444, &Path::show_hca_port, nullptr},
+    {"src_addr", 0444, &Path::show_src_addr, nullptr},
+    {"dst_addr", 0444, &Path::show_dst_addr, nullptr},
+    {"cur_latency", 0444, &Path::show_cur_latency, nullptr},
+    {"disconnect", 0644, nullptr, &Path::store_disconnect, "Usage: echo 1 > disconnect\n"},
+    {"reconnect", 0644, nullptr, &Path::store_reconnect, "Usage: echo 1 > reconnect\n"},
+};
+constexpr sysfs::GroupSpec kPathGroup = sysfs::group(kPathAttributes);
+
+constexpr sysfs::Attribute<Path> kStatsAttributes[] = {
+    {"rdma", 0644, &Path::show_rdma, &Path::store_rdma},
+    {"reconnects", 0644, &Path::show_reconnects, &Path::store_reconnects},
+    {"reset_all", 0644, nullptr, &Path::store_reset_all, "echo 1 to reset all statistics\n"},
+};
+constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
+
+}  // namespace
+
+Result<void> sysfs_init()
+{
+    auto globals = CXXRT_TRY(cxxrt::make_unique<SysfsGlobals>(Gfp::kernel()));
+    globals->session_group = CXXRT_TRY(sysfs::Group::create(kSessionGroup, sysfs::Flavour::kDevice));
+    globals->path_group = CXXRT_TRY(sysfs::Group::create(kPathGroup, sysfs::Flavour::kKobject));
+    globals->stats_group = CXXRT_TRY(sysfs::Group::create(kStatsGroup, sysfs::Flavour::kKobject));
+    globals->device_class = CXXRT_TRY(sysfs::DeviceClass::create("rtrs-client"));
+    g_sysfs = globals.release();
+    return {};
+}
+
+void sysfs_exit()
+{
+    cxxrt::destroy(cxxrt::exchange(g_sysfs, nullptr));
+}
+
+Result<cxxrt::UniquePtr<SessionSysfs>> make_session_sysfs() { return cxxrt::make_unique<SessionSysfs>(Gfp::kernel()); }
+Result<cxxrt::UniquePtr<PathSysfs>> make_path_sysfs() { return cxxrt::make_unique<PathSysfs>(Gfp::kernel()); }
+
+}  // namespace rtrs::clt

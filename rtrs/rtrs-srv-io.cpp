@@ -272,11 +272,13 @@ void Path::respond(ServerIo& io, int error)
         io_finished(io);
         return;
     }
-    auto posted = post_answer(io, error);
-    if (posted.is_error()) {
+    if (post_answer(io, error).is_error())
         schedule_close("cannot answer an IO");
-        io_finished(io);
-    }
+    // The chunk is free once the answer is posted: the client may reuse it
+    // as soon as it sees the answer, possibly before our send completion is
+    // polled. Send-queue order makes the READ data and the re-registration
+    // land before the answer, so nothing of this IO touches the chunk after.
+    io_finished(io);
 }
 
 // The work requests of one answer, in send-queue order: the READ data, the
@@ -313,9 +315,9 @@ Result<void> Path::post_answer(ServerIo& io, int error)
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
 {
     path->cpu_stats_.with_this_cpu([](ServerCpuStats& stats) { record_completions(stats.completions, 1); });
+    // The IO itself finished when its answer was posted (see respond()).
     if (!wc.ok() && !wc.flushed())
         path->schedule_close("IO answer failed");
-    path->io_finished(*this);
 }
 
 void Path::io_finished(ServerIo& io)

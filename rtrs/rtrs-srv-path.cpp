@@ -149,6 +149,9 @@ void Path::handle_info_request(ConstByteSpan message)
         schedule_close("cannot build INFO_RSP");
         return;
     }
+    // The user learns about the session before the client can send its first
+    // request, which it may do as soon as it has the INFO_RSP.
+    announce_session();
     info_response_->sync_for_device();
     ib::Sge sge = info_response_->sge(pd_->local_dma_lkey(), 0, built.value());
     if (service->qp().post_send(&service->send_done, Span<const ib::Sge>(&sge, 1), ib::kSignaled).is_error()) {
@@ -161,7 +164,6 @@ void Path::handle_info_request(ConstByteSpan message)
     publish_sysfs();
     heartbeat_.reset();
     heartbeat_work_.queue(Heartbeat::kIntervalMs);
-    connected_work_.queue();
 }
 
 // Process context (connection 0 completes in a kworker). A path without its
@@ -182,14 +184,15 @@ void Path::publish_sysfs()
         log::err("session %s: no sysfs directory for a path: %d", session_.name(), created.to_errno());
 }
 
-// Tells the user about a session's first connected path (process context).
-void Path::notify_connected()
+// Tells the user about a session's first path (process context: connection
+// 0 completes in a kworker).
+void Path::announce_session()
 {
     Context& context = session_.context();
     bool announce = false;
     {
         MutexGuard guard(context.mutex());
-        if (!session_.announced && is_connected()) {
+        if (!session_.announced) {
             session_.announced = true;
             announce = true;
         }
@@ -240,7 +243,6 @@ void Path::close_now()
 {
     sysfs_.remove();  // waits for running show/store handlers
     heartbeat_work_.cancel_sync();
-    connected_work_.cancel_sync();
     for (u16 cid = 0; cid < connection_count_; ++cid)
         if (connections_[cid])
             connections_[cid]->disconnect();

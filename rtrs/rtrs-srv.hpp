@@ -195,7 +195,7 @@ private:
     Result<void> gather_stats(ServerCpuStats*& array, u32& count);
     void publish_sysfs();
     void send_heartbeat();
-    void notify_connected();
+    void announce_session();
 
     Session& session_;
     wire::Uuid uuid_;
@@ -220,7 +220,6 @@ private:
     PathSysfs sysfs_;
     cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
     cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
-    cxxrt::Work connected_work_{cxxrt::Callback::to<&Path::notify_connected>(this)};
 };
 
 class Session final : cxxrt::Pinned {

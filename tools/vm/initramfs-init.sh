@@ -50,7 +50,13 @@ mkdir -p $n/dev/pts $n/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $n/dev/pts
 mount -t tmpfs tmpfs $n/dev/shm
 mount -t tmpfs -o mode=0755 tmpfs $n/run
-mount -t tmpfs -o mode=1777 tmpfs $n/tmp
+# A private /tmp, unless the kernel tree (and so the repo, e.g. a CI clone)
+# lives under the host's /tmp: then keep the overlay's view, which is
+# writable anyway, or the guest could not see the repo.
+case "$kdir" in
+    /tmp/*) ;;
+    *) mount -t tmpfs -o mode=1777 tmpfs $n/tmp ;;
+esac
 mount -t debugfs debugfs $n/sys/kernel/debug 2>/dev/null
 mount -t configfs configfs $n/sys/kernel/config 2>/dev/null
 mount -t tracefs tracefs $n/sys/kernel/tracing 2>/dev/null

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The small kernel calls rtrs-client's C++ needs beyond cxxrt and the RDMA
- * layer: random uuids and reading the
- * caller's scatterlist. One kernel call each.
+ * layer: random uuids, reading the caller's scatterlist, and a QP moved to
+ * the error state for fault injection. One kernel call each.
  */
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
 #include "rtrs-clt-kapi.h"
 
 /* KAPI: any context. */
@@ -30,4 +31,15 @@ void *kapi_rtrs_clt_sg_virt(struct scatterlist *sg)
 unsigned int kapi_rtrs_clt_sg_length(struct scatterlist *sg)
 {
 	return sg->length;
+}
+
+/*
+ * KAPI: any context (the verbs allow it for a state change to ERR); @qp is a
+ * struct ib_qp * the caller keeps alive. Fault injection only.
+ */
+int kapi_rtrs_clt_qp_to_error(void *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
 }

@@ -166,11 +166,13 @@ void ReceiveSlot::on_done(const ib::WorkCompletion& wc) { connection_.on_receive
 
 void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& wc)
 {
+    path_.count_completion();
     if (!wc.ok()) {
-        if (!wc.flushed()) {
+        if (!wc.flushed())
             cxxrt::log::err_ratelimited("connection %u: receive failed: %s", cid_, wc.status_text());
-            path_.fail("receive error");
-        }
+        // A flush while connected means the QP went to the error state
+        // under us (teardown leaves the connected state before it drains).
+        path_.fail(wc.flushed() ? "receive flushed" : "receive error");
         return;
     }
     path_.heartbeat().saw_traffic();
@@ -195,7 +197,7 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
             else
                 cxxrt::log::err_ratelimited("bad IO response immediate 0x%x", imm);
         } else if (type == u32(wire::ImmType::kHeartbeat)) {
-            if (path_.connected())
+            if (path_.connected() && !fault_applies(g_faults.drop_heartbeat_acks, path_.index()))
                 (void)post_heartbeat(wire::kHeartbeatAckImm);
         } else if (type == u32(wire::ImmType::kHeartbeatAck)) {
             path_.heartbeat().saw_ack(now_ns());
@@ -214,10 +216,12 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
 
 void ClientConnection::on_send_done(const ib::WorkCompletion& wc)
 {
-    if (wc.ok() || wc.flushed())
+    path_.count_completion();
+    if (wc.ok())
         return;
-    cxxrt::log::err_ratelimited("connection %u: send failed: %s", cid_, wc.status_text());
-    path_.fail("send error");
+    if (!wc.flushed())
+        cxxrt::log::err_ratelimited("connection %u: send failed: %s", cid_, wc.status_text());
+    path_.fail(wc.flushed() ? "send flushed" : "send error");
 }
 
 }  // namespace rtrs::clt

@@ -44,6 +44,8 @@ void kapi_rtrs_clt_random_bytes(void *buffer, unsigned int length) KAPI_NOEXCEPT
 struct scatterlist *kapi_rtrs_clt_sg_next(struct scatterlist *sg) KAPI_NOEXCEPT;
 void *kapi_rtrs_clt_sg_virt(struct scatterlist *sg) KAPI_NOEXCEPT;
 unsigned int kapi_rtrs_clt_sg_length(struct scatterlist *sg) KAPI_NOEXCEPT;
+/* ib_modify_qp(qp, IB_QPS_ERR), fault injection only. Any context; 0 or a negative errno. */
+int kapi_rtrs_clt_qp_to_error(void *qp) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -41,9 +41,21 @@ Address to_address(const rtrs_address& raw)
 
 }  // namespace
 
-Path::Path(Session& session, u32 index, const rtrs_path_address& address)
-    : session_(session), index_(index), address_(address), budget_(session.max_reconnect_attempts())
+Path::Path(Session& session, u32 index, const rtrs_path_address& address, bool first_conn)
+    : session_(session),
+      index_(index),
+      address_(address),
+      budget_(session.max_reconnect_attempts()),
+      first_conn_(first_conn)
 {
+}
+
+u64 Path::latency_ns() const
+{
+    u64 rtt = heartbeat_.last_rtt_ns();
+    if (fault_applies(g_faults.delay_paths, index_))
+        rtt += __atomic_load_n(&g_faults.delay_ms, __ATOMIC_RELAXED) * 1000000;
+    return rtt;
 }
 
 Path::~Path()
@@ -134,7 +146,7 @@ Result<cxxrt::size_t> Path::build_conn_req(u16 cid, cxxrt::ByteSpan out) const
     fields.paths_uuid = session_.uuid();
     // The first path of a session creates it on the server; any path that
     // was connected once may re-create it (the server may have dropped it).
-    fields.first_conn = index_ == 0 || connected_once_;
+    fields.first_conn = first_conn_ || connected_once_;
     return codec::build_conn_req(out, fields);
 }
 
@@ -368,6 +380,7 @@ void Path::close()
     error_work_.cancel_sync();
     reconnect_work_.cancel_sync();
     heartbeat_work_.cancel_sync();
+    fault_work_.cancel_sync();
     {
         cxxrt::MutexGuard guard(control_);
         teardown();
@@ -377,6 +390,7 @@ void Path::close()
     error_work_.cancel_sync();
     reconnect_work_.cancel_sync();
     heartbeat_work_.cancel_sync();
+    fault_work_.cancel_sync();
 }
 
 // Process context, control_ held (or the destructor). Idempotent.
@@ -415,11 +429,15 @@ void Path::send_heartbeat()
 {
     if (!connected())
         return;
+    if (fault_applies(g_faults.qp_error, index_))
+        inject_qp_error();
     switch (heartbeat_.tick(now_ns())) {
     case Heartbeat::Action::kClose:
         fail("heartbeat lost");
         return;
     case Heartbeat::Action::kSend:
+        if (fault_applies(g_faults.drop_heartbeats, index_))
+            break;  // fault injection: the server hears nothing from us
         // Submitter rules apply: the QP must not go away under the post.
         submitters_.fetch_add(1);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -431,6 +449,31 @@ void Path::send_heartbeat()
         break;
     }
     (void)heartbeat_work_.queue_on(workqueue(), Heartbeat::kIntervalMs);
+}
+
+// Fault injection: the QPs of the path go to the error state as after a
+// fatal transport error; their flushed work requests make the path fail.
+void Path::inject_qp_error()
+{
+    // One-shot: only the caller that clears the bit acts.
+    u64 mask = __atomic_load_n(&g_faults.qp_error, __ATOMIC_RELAXED);
+    for (;;) {
+        if (!fault_applies(mask, index_))
+            return;
+        const u64 cleared = mask == ~u64(0) ? 0 : mask & ~(u64(1) << index_);
+        if (__atomic_compare_exchange_n(&g_faults.qp_error, &mask, cleared, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED))
+            break;
+    }
+    submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (connected()) {
+        cxxrt::log::warn("%s: fault injection: QPs of path %s to the error state", session_.name(), name_);
+        for (u32 cid = 0; cid < connection_count_; ++cid)
+            if (connections_[cid] && connections_[cid]->connection())
+                (void)kapi_rtrs_clt_qp_to_error(connections_[cid]->qp().raw());
+    }
+    leave_submission();
 }
 
 // --- IO ---------------------------------------------------------------------
@@ -479,6 +522,8 @@ Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32
 
 Result<void> Path::submit(Permit& permit)
 {
+    if (__atomic_load_n(&g_faults.qp_error, __ATOMIC_RELAXED) && fault_applies(g_faults.qp_error, index_))
+        [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
     submitters_.fetch_add(1);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!connected()) {
@@ -576,12 +621,15 @@ Result<void> Path::submit(Permit& permit)
         return fail_submit(imm.error());
     request.message_->sync_for_device();
 
+    request.submitted_ns_ = now_ns();
     request.in_flight_.store(true);
     inflight_.fetch_add(1);
-    stats_.with_this_cpu([&](ClientCpuStats& stats) {
-        record_request(stats, is_read ? Direction::kRead : Direction::kWrite,
+    {
+        cxxrt::CpuGuard cpu;
+        request.submit_cpu_ = cpu.cpu();
+        record_request(stats_.this_cpu(cpu), is_read ? Direction::kRead : Direction::kWrite,
                        u64(permit.data_length) + permit.header_length, permit.sg_count);
-    });
+    }
     if (is_read && permit.data_length) {
         auto registered = request.mr_->post_register(connection->qp(), &connection->send_done(),
                                                      ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled);
@@ -624,6 +672,42 @@ void Path::complete_request(u32 id, int error, bool invalidated)
         cxxrt::log::err_ratelimited("%s: response for idle request %u", name_, id);
         return;
     }
+    {
+        // Where the answer arrived (stats/cpu_migration).
+        cxxrt::CpuGuard cpu;
+        ClientCpuStats& here = stats_.this_cpu(cpu);
+        if (cpu.cpu() != request.submit_cpu_) {
+            record_migration_to(here);
+            __atomic_fetch_add(&stats_.on(request.submit_cpu_).migrations_from, 1, __ATOMIC_RELAXED);
+        }
+    }
+    if (fault_applies(g_faults.delay_paths, index_)) {
+        const u64 delay = __atomic_load_n(&g_faults.delay_ms, __ATOMIC_RELAXED);
+        if (delay) {
+            // Teardown takes over a held-back response (fail_over_requests).
+            request.pending_errno_ = error;
+            request.pending_invalidated_ = invalidated;
+            (void)request.delayed_.queue_on(workqueue(), u32(delay));
+            return;
+        }
+    }
+    finish_response(request, error, invalidated);
+}
+
+void PathRequest::on_delay_over()
+{
+    // As a submitter: the QP stays while the invalidation is posted.
+    path_.submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (path_.connected())
+        path_.finish_response(*this, pending_errno_, pending_invalidated_);
+    else
+        path_.finish_request(*this, pending_errno_);
+    path_.leave_submission();
+}
+
+void Path::finish_response(PathRequest& request, int error, bool invalidated)
+{
     if (request.registered_ && !invalidated) {
         // The server did not invalidate our rkey (e.g. the IO failed): do it
         // here before the memory goes back to the user.
@@ -635,6 +719,12 @@ void Path::complete_request(u32 id, int error, bool invalidated)
         fail("cannot invalidate a read registration");
     }
     finish_request(request, error);
+}
+
+void Path::count_completion()
+{
+    // The verbs layer hands us one work completion per call.
+    stats_.with_this_cpu([](ClientCpuStats& stats) { record_completions(stats.completions, 1); });
 }
 
 void PathRequest::on_invalidated(const ib::WorkCompletion& wc)
@@ -652,8 +742,13 @@ void Path::finish_request(PathRequest& request, int error)
     request.registered_ = false;
     Permit* permit = cxxrt::exchange(request.permit_, nullptr);
     inflight_.fetch_sub(1);
-    if (permit)
+    if (permit) {
+        // Submission to answer, as the user sees it (stats/rdma_lat).
+        const u64 elapsed_ms = (now_ns() - request.submitted_ns_) / 1000000;
+        const Direction direction = permit->direction == RTRS_READ ? Direction::kRead : Direction::kWrite;
+        stats_.with_this_cpu([&](ClientCpuStats& stats) { record_latency(stats, direction, elapsed_ms); });
         Session::complete(*permit, error);
+    }
 }
 
 // Process context, after the drain: nothing else touches the requests.
@@ -661,6 +756,11 @@ void Path::fail_over_requests()
 {
     for (u32 i = 0; i < requests_.size(); ++i) {
         PathRequest& request = requests_[i];
+        // A response held back by fault injection: the server answered it.
+        if (request.delayed_.cancel_sync()) {
+            finish_request(request, request.pending_errno_);
+            continue;
+        }
         if (!request.in_flight_.exchange(false))
             continue;
         if (request.sg_mapped_)

@@ -13,35 +13,6 @@ using cxxrt::Error;
 using cxxrt::TextBuffer;
 namespace err = cxxrt::err;
 
-constexpr bool usable(const PathSlot& slot, size_t index, size_t excluded)
-{
-    return slot.connected && index != excluded;
-}
-
-// One scan for both "minimum" policies; `key` picks the field compared.
-template <typename Key>
-size_t select_minimum(Span<const PathSlot> paths, size_t start, size_t excluded, Key key)
-{
-    const size_t count = paths.size();
-    if (count == 0)
-        return kNoPath;
-    size_t best = kNoPath;
-    u64 best_value = 0;
-    for (size_t step = 0; step < count; ++step) {
-        size_t index = (start % count + step) % count;
-        const PathSlot& slot = paths[index];
-        if (!usable(slot, index, excluded))
-            continue;
-        u64 value = key(slot);
-        // Strictly smaller only: the first path seen keeps a tie.
-        if (best == kNoPath || value < best_value) {
-            best = index;
-            best_value = value;
-        }
-    }
-    return best;
-}
-
 struct PolicyName {
     PathPolicy policy;
     StringView name;
@@ -71,44 +42,22 @@ bool equals_ignoring_case(StringView a, StringView b)
 
 size_t select_round_robin(Span<const PathSlot> paths, u32* cursor, size_t excluded)
 {
-    const size_t count = paths.size();
-    if (count == 0 || cursor == nullptr)
-        return kNoPath;
-    // The cursor may be stale (paths were removed since it was written);
-    // reducing it modulo the current count keeps it in range.
-    size_t start = size_t(*cursor) % count;
-    for (size_t step = 0; step < count; ++step) {
-        size_t index = (start + step) % count;
-        if (usable(paths[index], index, excluded)) {
-            *cursor = u32((index + 1) % count);
-            return index;
-        }
-    }
-    return kNoPath;
+    return select_round_robin_in(paths, cursor, excluded);
 }
 
 size_t select_min_inflight(Span<const PathSlot> paths, size_t start, size_t excluded)
 {
-    return select_minimum(paths, start, excluded, [](const PathSlot& slot) { return u64(slot.inflight); });
+    return select_minimum_in(paths, start, excluded, [](const PathSlot& slot) { return u64(slot.inflight); });
 }
 
 size_t select_min_latency(Span<const PathSlot> paths, size_t start, size_t excluded)
 {
-    return select_minimum(paths, start, excluded, [](const PathSlot& slot) { return slot.latency_ns; });
+    return select_minimum_in(paths, start, excluded, [](const PathSlot& slot) { return slot.latency_ns; });
 }
 
 size_t select_path(PathPolicy policy, Span<const PathSlot> paths, u32* cursor, size_t excluded)
 {
-    size_t start = cursor ? size_t(*cursor) : 0;
-    switch (policy) {
-    case PathPolicy::kRoundRobin:
-        return select_round_robin(paths, cursor, excluded);
-    case PathPolicy::kMinInflight:
-        return select_min_inflight(paths, start, excluded);
-    case PathPolicy::kMinLatency:
-        return select_min_latency(paths, start, excluded);
-    }
-    return kNoPath;
+    return select_path_in(policy, paths, cursor, excluded);
 }
 
 Result<PathPolicy> parse_policy(StringView text)

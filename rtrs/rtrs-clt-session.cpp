@@ -43,31 +43,34 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     session.reconnect_delay_seconds_ = params.reconnect_delay_seconds;
     session.max_reconnect_attempts_.store(params.max_reconnect_attempts);
     session.user_header_size_ = params.user_header_size;
+    session.port_ = params.paths[0].destination.port;
     session.cursors_ = CXXRT_TRY(cxxrt::PerCpu<u32>::create(Gfp::kernel()));
-    session.paths_ = cxxrt::allocate_array<Path*>(Gfp::kernel(), params.path_count);
+    session.paths_ = cxxrt::allocate_array<Path*>(Gfp::kernel(), kMaxPaths);
     if (!session.paths_)
         return Error(cxxrt::err::kNoMem);
+    for (u32 i = 0; i < kMaxPaths; ++i)
+        session.paths_[i] = nullptr;
     for (u32 i = 0; i < params.path_count; ++i) {
-        Path* path = cxxrt::allocate<Path>(Gfp::kernel(), session, i, params.paths[i]);
+        Path* path = cxxrt::allocate<Path>(Gfp::kernel(), session, i, params.paths[i], i == 0);
         if (!path) {
             session.close();
             return Error(cxxrt::err::kNoMem);
         }
-        session.paths_[i] = path;
-        session.path_count_ = i + 1;
+        session.publish(i, path);
         auto ready = path->init();
         if (!ready) {
             session.close();
             return ready.error();
         }
     }
+    const u32 path_count = session.slot_count();
 
     // Paths connect one after the other, as upstream does; the session is
     // usable once one of them is up, the others keep trying in the background.
     Result<void> first_error = Error(cxxrt::err::kNotConn);
     u32 connected = 0;
-    for (u32 i = 0; i < session.path_count_; ++i) {
-        auto opened = session.paths_[i]->open();
+    for (u32 i = 0; i < path_count; ++i) {
+        auto opened = session.path_at(i)->open();
         if (opened)
             ++connected;
         else if (first_error.error().code() == cxxrt::err::kNotConn)
@@ -94,11 +97,11 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         session.close();
         return created.error();
     }
-    for (u32 i = 0; i < session.path_count_; ++i) {
-        if (session.paths_[i]->connected())
-            session.paths_[i]->create_sysfs();
+    for (u32 i = 0; i < path_count; ++i) {
+        if (session.path_at(i)->connected())
+            session.path_at(i)->create_sysfs();
         else
-            session.paths_[i]->start_reconnecting();
+            session.path_at(i)->start_reconnecting();
     }
     return made.release();
 }
@@ -116,22 +119,129 @@ Result<void> Session::create_permits()
     return {};
 }
 
+void Session::publish(u32 slot, Path* path)
+{
+    __atomic_store_n(&paths_[slot], path, __ATOMIC_RELEASE);
+    if (path && slot >= slots_.load())
+        slots_.store(slot + 1, cxxrt::MemoryOrder::kRelease);
+}
+
 void Session::close()
 {
-    closing_.store(true);
-    for (u32 i = 0; i < path_count_; ++i)
-        paths_[i]->close();
+    {
+        // Waits for a running add_path/remove_path; none starts after this.
+        cxxrt::MutexGuard guard(paths_mutex_);
+        closing_.store(true);
+    }
+    const u32 count = slot_count();
+    for (u32 i = 0; i < count; ++i)
+        if (Path* path = path_at(i))
+            path->close();
     // Directories last: their handlers may still have been running.
-    for (u32 i = 0; i < path_count_; ++i)
-        paths_[i]->remove_sysfs();
+    for (u32 i = 0; i < count; ++i)
+        if (Path* path = path_at(i))
+            path->remove_sysfs();
     sysfs_.reset();
 }
 
 Session::~Session()
 {
-    for (u32 i = 0; i < path_count_; ++i)
-        cxxrt::destroy(paths_[i]);
+    if (paths_) {
+        for (u32 i = 0; i < kMaxPaths; ++i)
+            cxxrt::destroy(paths_[i]);
+    }
     cxxrt::free_array(paths_);
+}
+
+namespace {
+
+// Does `address` name the same path as `path` (destination, and the source
+// when the new one gives one)?
+bool same_path(const Path& path, const rtrs_path_address& address)
+{
+    auto to_address = [](const rtrs_address& raw) {
+        Address a;
+        a.family = AddressFamily(raw.family);
+        cxxrt::copy_bytes(a.bytes, raw.bytes, sizeof(a.bytes));
+        a.scope_id = raw.scope_id;
+        return a;
+    };
+    if (!same_address(to_address(path.address().destination), to_address(address.destination)) ||
+        path.address().destination.port != address.destination.port)
+        return false;
+    if (address.source.family == RTRS_ADDRESS_NONE)
+        return true;
+    const Address source = path.address().source.family != RTRS_ADDRESS_NONE ? to_address(path.address().source)
+                                                                              : path.resolved_source();
+    return same_address(source, to_address(address.source));
+}
+
+}  // namespace
+
+Result<void> Session::add_path(const rtrs_path_address& address)
+{
+    if (!valid_address(address.destination, false) || !valid_address(address.source, true))
+        return Error(cxxrt::err::kInval);
+    cxxrt::MutexGuard guard(paths_mutex_);
+    if (closing_.load())
+        return Error(cxxrt::err::kBusy);
+    u32 free_slot = kMaxPaths;
+    for (u32 i = 0; i < kMaxPaths; ++i) {
+        Path* path = path_at(i);
+        if (!path) {
+            if (free_slot == kMaxPaths)
+                free_slot = i;
+            continue;
+        }
+        if (same_path(*path, address))
+            return Error(cxxrt::err::kExist);
+    }
+    if (free_slot == kMaxPaths) {
+        cxxrt::log::err_ratelimited("session %s: add_path: already %u paths", name_, kMaxPaths);
+        return Error(cxxrt::err::kInval);
+    }
+    // With no path up the server may have forgotten the session: this one
+    // may create it again (upstream: a path added to a session without paths).
+    const bool first_conn = connected_paths_.load() == 0;
+    Path* path = cxxrt::allocate<Path>(Gfp::kernel(), *this, free_slot, address, first_conn);
+    if (!path)
+        return Error(cxxrt::err::kNoMem);
+    auto ready = path->init();
+    if (!ready) {
+        cxxrt::destroy(path);
+        return ready.error();
+    }
+    // Published while connecting: IO skips it until it is connected.
+    publish(free_slot, path);
+    auto opened = path->open();
+    if (!opened) {
+        cxxrt::log::err("session %s: add_path: the new path did not connect (%d)", name_, opened.to_errno());
+        publish(free_slot, nullptr);
+        kapi_synchronize_rcu();
+        path->close();
+        path->remove_sysfs();
+        cxxrt::destroy(path);
+        return opened.error();
+    }
+    return {};
+}
+
+Result<void> Session::remove_path(Path& path)
+{
+    cxxrt::MutexGuard guard(paths_mutex_);
+    if (closing_.load())
+        return {};  // close() removes it
+    const u32 slot = path.index();
+    if (slot >= kMaxPaths || path_at(slot) != &path)
+        return Error(cxxrt::err::kNoEnt);
+    // No new IO picks it after the grace period; its in-flight IO fails
+    // over to the other paths when close() tears it down.
+    publish(slot, nullptr);
+    kapi_synchronize_rcu();
+    path.close();
+    path.remove_sysfs();
+    cxxrt::destroy(&path);
+    return {};
 }
 
 Result<void> Session::agree_parameters(const codec::ConnRspFields& params, u32 mr_pages, u32 max_send_sge)
@@ -204,29 +314,46 @@ int Session::request(Permit& permit, rtrs_direction direction, u32 header_length
     return submit(permit, nullptr).to_errno();
 }
 
+// The live paths as the selectors see them: each slot read when asked.
+struct Session::LivePaths {
+    const Session& session;
+    u32 count;
+    size_t size() const { return count; }
+    PathSlot operator[](size_t i) const
+    {
+        PathSlot slot;
+        if (Path* path = session.path_at(u32(i))) {
+            slot.connected = path->connected();
+            slot.inflight = path->inflight();
+            slot.latency_ns = path->latency_ns();
+        }
+        return slot;
+    }
+};
+
 Result<void> Session::submit(Permit& permit, Path* excluded)
 {
     size_t excluded_index = excluded ? excluded->index() : kNoPath;
     Result<void> last = Error(cxxrt::err::kNotConn);
-    for (u32 attempt = 0; attempt < path_count_; ++attempt) {
-        PathSlot slots[kMaxPaths];
-        for (u32 i = 0; i < path_count_; ++i) {
-            slots[i].connected = paths_[i]->connected();
-            slots[i].inflight = paths_[i]->inflight();
-            slots[i].latency_ns = paths_[i]->heartbeat().last_rtt_ns();
-        }
+    // Paths are freed only after a grace period (remove_path).
+    cxxrt::RcuReadGuard rcu;
+    const u32 count = slot_count();
+    for (u32 attempt = 0; attempt < count; ++attempt) {
         size_t chosen = kNoPath;
         {
             cxxrt::CpuGuard cpu;
             u32& cursor = cursors_.this_cpu(cpu);
             u32 position = cursor;
-            chosen = select_path(PathPolicy(policy_.load(cxxrt::MemoryOrder::kRelaxed)),
-                                 cxxrt::Span<const PathSlot>(slots, path_count_), &position, excluded_index);
+            chosen = select_path_in(PathPolicy(policy_.load(cxxrt::MemoryOrder::kRelaxed)), LivePaths{*this, count},
+                                    &position, excluded_index);
             cursor = position;
         }
         if (chosen == kNoPath)
             return last;
-        last = paths_[chosen]->submit(permit);
+        Path* path = path_at(u32(chosen));
+        if (!path)
+            continue;
+        last = path->submit(permit);
         if (last)
             return last;
         excluded_index = chosen;

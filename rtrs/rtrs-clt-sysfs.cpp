@@ -99,8 +99,10 @@ Result<void> Session::store_max_reconnect_attempts(Input& in)
         return Error(cxxrt::err::kInval);
     }
     max_reconnect_attempts_.store(int(value.value()));
-    for (u32 i = 0; i < path_count_; ++i)
-        paths_[i]->set_max_reconnect_attempts(int(value.value()));
+    cxxrt::MutexGuard guard(paths_mutex_);
+    for (u32 i = 0; i < slot_count(); ++i)
+        if (Path* path = path_at(i))
+            path->set_max_reconnect_attempts(int(value.value()));
     return {};
 }
 
@@ -119,6 +121,35 @@ Result<void> Session::store_mpath_policy(Input& in)
     }
     policy_.store(u8(policy.value()));
     return {};
+}
+
+Result<void> Session::store_add_path(Input& in)
+{
+    auto parsed = parse_path(in.text(), port_);
+    if (parsed.is_error()) {
+        cxxrt::log::err_ratelimited("%s: add_path: expected [<src>@]<dst> or [<src>,]<dst>", name_);
+        return Error(cxxrt::err::kInval);
+    }
+    const PathAddress& path = parsed.value();
+    if (path.source.has_scope_name() || path.destination.has_scope_name()) {
+        cxxrt::log::err_ratelimited("%s: add_path: give the IPv6 scope as an interface index", name_);
+        return Error(cxxrt::err::kInval);
+    }
+    auto convert = [&](const Address& from, rtrs_address& to) {
+        to.family = u32(from.family);
+        cxxrt::copy_bytes(to.bytes, from.bytes, sizeof(to.bytes));
+        to.scope_id = from.scope_id;
+        to.port = 0;
+    };
+    rtrs_path_address address{};
+    if (path.has_source)
+        convert(path.source, address.source);
+    convert(path.destination, address.destination);
+    address.destination.port = path.port;
+    auto added = add_path(address);
+    if (added.is_error() && added.error().code() == cxxrt::err::kExist)
+        cxxrt::log::err_ratelimited("%s: add_path: the session has a path with these addresses", name_);
+    return added;
 }
 
 // --- path files --------------------------------------------------------------
@@ -215,6 +246,18 @@ Result<void> Path::store_reconnect(Input& in)
     return {};
 }
 
+Result<void> Path::store_remove_path(Input& in)
+{
+    CXXRT_TRY(accept_one(in));
+    // Our own file goes first, so removing the directory from inside its
+    // handler does not wait for this very call. If another writer removed
+    // it already, that one removes the path.
+    if (!in.remove_self())
+        return {};
+    cxxrt::log::info("%s: path %s removed by the administrator", session_.name(), name_);
+    return session_.remove_path(*this);
+}
+
 template <typename Fn>
 Result<void> Path::with_stats_snapshot(Fn&& fn)
 {
@@ -270,6 +313,80 @@ Result<void> Path::store_reset_all(Input& in)
     return {};
 }
 
+// A write to one stats file: "1" (or "0") clears that group on every CPU.
+template <typename Fn>
+Result<void> Path::reset_stats(Fn&& fn)
+{
+    stats_.for_each_possible([&](unsigned int, ClientCpuStats& stats) { fn(cxxrt::Span<ClientCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::show_cpu_migration(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_cpu_migration(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::show_cpu_migration_from(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_cpu_migration_from(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::show_cpu_migration_to(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_cpu_migration_to(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::store_cpu_migration(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_cpu_migration(stats); });
+}
+
+Result<void> Path::show_sg_entries(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_sg_entries(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::store_sg_entries(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_sg_entries(stats); });
+}
+
+Result<void> Path::show_rdma_lat(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_rdma_latency(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::store_rdma_lat(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_latency(stats); });
+}
+
+Result<void> Path::show_wc_completion(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_client_completions(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::store_wc_completion(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_completions(stats); });
+}
+
 // --- the tables (after the handlers: gcc evaluates them only once defined) ---
 
 namespace {
@@ -277,6 +394,8 @@ namespace {
 constexpr sysfs::Attribute<Session> kSessionAttributes[] = {
     {"max_reconnect_attempts", 0644, &Session::show_max_reconnect_attempts, &Session::store_max_reconnect_attempts},
     {"mpath_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},
+    {"add_path", 0644, nullptr, &Session::store_add_path,
+     "Usage: echo [<source addr>@]<destination addr> > add_path\n\n*addr ::= [ ip:<ipv4|ipv6> | gid:<gid> ]\n"},
 };
 constexpr sysfs::GroupSpec kSessionGroup = sysfs::group(kSessionAttributes);
 
@@ -289,12 +408,19 @@ constexpr sysfs::Attribute<Path> kPathAttributes[] = {
     {"cur_latency", 0444, &Path::show_cur_latency, nullptr},
     {"disconnect", 0644, nullptr, &Path::store_disconnect, "Usage: echo 1 > disconnect\n"},
     {"reconnect", 0644, nullptr, &Path::store_reconnect, "Usage: echo 1 > reconnect\n"},
+    {"remove_path", 0644, nullptr, &Path::store_remove_path, "Usage: echo 1 > remove_path\n"},
 };
 constexpr sysfs::GroupSpec kPathGroup = sysfs::group(kPathAttributes);
 
 constexpr sysfs::Attribute<Path> kStatsAttributes[] = {
     {"rdma", 0644, &Path::show_rdma, &Path::store_rdma},
     {"reconnects", 0644, &Path::show_reconnects, &Path::store_reconnects},
+    {"cpu_migration", 0644, &Path::show_cpu_migration, &Path::store_cpu_migration},
+    {"cpu_migration_from", 0644, &Path::show_cpu_migration_from, &Path::store_cpu_migration},
+    {"cpu_migration_to", 0644, &Path::show_cpu_migration_to, &Path::store_cpu_migration},
+    {"sg_entries", 0644, &Path::show_sg_entries, &Path::store_sg_entries},
+    {"rdma_lat", 0644, &Path::show_rdma_lat, &Path::store_rdma_lat},
+    {"wc_completion", 0644, &Path::show_wc_completion, &Path::store_wc_completion},
     {"reset_all", 0644, nullptr, &Path::store_reset_all, "echo 1 to reset all statistics\n"},
 };
 constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);

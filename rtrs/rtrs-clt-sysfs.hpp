@@ -2,7 +2,9 @@
 // ABI of seeds/002 and Documentation/upstream-facts.md section 9): the
 // session's max_reconnect_attempts and mpath_policy, and per path
 // paths/<src@dst>/{state, hca_name, hca_port, src_addr, dst_addr,
-// cur_latency, disconnect, reconnect, stats/{rdma, reconnects, reset_all}}.
+// cur_latency, disconnect, reconnect, remove_path, stats/{rdma, reconnects,
+// cpu_migration[_from|_to], sg_entries, rdma_lat, wc_completion, reset_all}}
+// and the session's add_path.
 // Everything here is process context.
 #pragma once
 

@@ -17,6 +17,8 @@ Session* session_of(rtrs_client_session* session) { return reinterpret_cast<Sess
 Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>(permit); }
 }  // namespace
 
+constinit Faults g_faults = {};
+
 cxxrt::Workqueue& workqueue() { return *g_workqueue; }
 u64 now_ns() { return kapi_ktime_ns(); }
 
@@ -38,6 +40,16 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         return holder.to_errno();
     }
     g_workqueue = holder.value().release();
+    // /sys/kernel/debug/rtrs_client/fault_*: see struct Faults.
+    void* debugfs = cxxrt_module_debugfs_dir();
+    kapi_debugfs_create_u64("fault_drop_heartbeats", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeats));
+    kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
+    kapi_debugfs_create_u64("fault_qp_error", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.qp_error));
+    kapi_debugfs_create_u64("fault_delay_ms", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.delay_ms));
+    kapi_debugfs_create_u64("fault_delay_paths", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.delay_paths));
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();

@@ -64,13 +64,36 @@ class Path;
 class ClientConnection;
 
 // Limits of this implementation.
-inline constexpr u32 kMaxPaths = 32;             // PathSlot snapshot lives on the stack
+inline constexpr u32 kMaxPaths = RTRS_MAX_PATHS;  // paths per session (upstream: 128)
 inline constexpr u32 kMaxSegments = 128;         // pages of one fast-reg MR (upstream's value)
 inline constexpr u32 kMaxSge = 32;               // SGEs of one WRITE (data entries + 1)
 inline constexpr u32 kServiceReceives = 64;      // heartbeats on cid 0
 inline constexpr u32 kConnectTimeoutMs = 30000;  // per connection, and for INFO_RSP
 inline constexpr int kResolveTimeoutMs = 2000;
 inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
+
+// Fault injection for tests: debugfs /sys/kernel/debug/rtrs_client/fault_*
+// (u64 each, all 0 = inert). A "paths" value is a mask of path indices
+// (bit n = the session's path n, as created: the paths given at open in
+// order, then add_path taking the lowest free index); ~0 (write -1) means
+// every path, including indices above 63.
+struct Faults {
+    u64 drop_heartbeats;      // paths that send no heartbeats
+    u64 drop_heartbeat_acks;  // paths that answer no heartbeats of the server
+    u64 qp_error;             // one-shot: the next IO or heartbeat tick moves all QPs of these paths to ERR
+    u64 delay_ms;             // IO completions of delay_paths are held back this long (and
+    u64 delay_paths;          //   their heartbeat round trip counts that much longer)
+};
+extern constinit Faults g_faults;
+inline bool fault_applies(const u64& mask, u32 path_index)
+{
+    const u64 value = __atomic_load_n(&mask, __ATOMIC_RELAXED);
+    if (value == 0)
+        return false;
+    if (value == ~u64(0))
+        return true;
+    return path_index < 64 && ((value >> path_index) & 1) != 0;
+}
 
 // The module's workqueue (rtrs-clt.cpp): error, reconnect and heartbeat work.
 cxxrt::Workqueue& workqueue();
@@ -148,12 +171,14 @@ struct RemoteChunk {
 class PathRequest : cxxrt::Pinned {
 public:
     PathRequest(Path& path, u32 id) : path_(path), id_(id) {}
+    ~PathRequest() { delayed_.cancel_sync(); }
     Result<void> init(ib::Device device, const RefPtr<ib::ProtectionDomain>& pd, u32 message_size, u32 segments,
                       u32 mr_pages);
 
 private:
     friend class Path;
     void on_invalidated(const ib::WorkCompletion& wc);
+    void on_delay_over();  // fault injection: a held-back completion
 
     Path& path_;
     const u32 id_;
@@ -165,7 +190,11 @@ private:
     bool registered_ = false;  // READ: mr_ holds a registration the server may invalidate
     bool sg_mapped_ = false;
     int pending_errno_ = 0;
+    bool pending_invalidated_ = false;
+    u32 submit_cpu_ = 0;
+    u64 submitted_ns_ = 0;
     Atomic<bool> in_flight_{false};
+    cxxrt::DelayedWork delayed_{cxxrt::Callback::to<&PathRequest::on_delay_over>(this)};
     ib::Completion invalidate_done_{ib::Completion::member<PathRequest, &PathRequest::on_invalidated>, this};
 };
 
@@ -232,7 +261,7 @@ private:
 
 class Path : cxxrt::Pinned {
 public:
-    Path(Session& session, u32 index, const rtrs_path_address& address);
+    Path(Session& session, u32 index, const rtrs_path_address& address, bool first_conn);
     ~Path();
 
     Result<void> init();
@@ -249,11 +278,17 @@ public:
     Result<void> submit(Permit& permit);
     // Softirq: the server's answer for request id.
     void complete_request(u32 id, int error, bool invalidated);
+    // The rest of complete_request, once any fault-injected delay is over.
+    void finish_response(PathRequest& request, int error, bool invalidated);
     void update_rkey(const codec::RkeyRspView& rkey);
 
     PathState state() const { return state_.state(); }
     bool connected() const { return state() == PathState::kConnected; }
     u32 inflight() const { return inflight_.load(cxxrt::MemoryOrder::kRelaxed); }
+    // The heartbeat round trip min-latency compares (plus any injected delay).
+    u64 latency_ns() const;
+    const rtrs_path_address& address() const { return address_; }
+    const Address& resolved_source() const { return source_; }
     Heartbeat& heartbeat() { return heartbeat_; }
     Session& session() { return session_; }
     u32 index() const { return index_; }
@@ -279,6 +314,17 @@ public:
     Result<void> show_cur_latency(cxxrt::sysfs::Output& out);
     Result<void> store_disconnect(cxxrt::sysfs::Input& in);
     Result<void> store_reconnect(cxxrt::sysfs::Input& in);
+    Result<void> store_remove_path(cxxrt::sysfs::Input& in);
+    Result<void> show_cpu_migration(cxxrt::sysfs::Output& out);
+    Result<void> store_cpu_migration(cxxrt::sysfs::Input& in);
+    Result<void> show_cpu_migration_from(cxxrt::sysfs::Output& out);
+    Result<void> show_cpu_migration_to(cxxrt::sysfs::Output& out);
+    Result<void> show_sg_entries(cxxrt::sysfs::Output& out);
+    Result<void> store_sg_entries(cxxrt::sysfs::Input& in);
+    Result<void> show_rdma_lat(cxxrt::sysfs::Output& out);
+    Result<void> store_rdma_lat(cxxrt::sysfs::Input& in);
+    Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
+    Result<void> store_wc_completion(cxxrt::sysfs::Input& in);
     Result<void> show_rdma(cxxrt::sysfs::Output& out);
     Result<void> store_rdma(cxxrt::sysfs::Input& in);
     Result<void> show_reconnects(cxxrt::sysfs::Output& out);
@@ -286,6 +332,8 @@ public:
     Result<void> store_reset_all(cxxrt::sysfs::Input& in);
     void on_info_response(const ib::WorkCompletion& wc);
     void on_info_sent(const ib::WorkCompletion& wc);
+    // Softirq: one work completion of this path was handled (wc_completion).
+    void count_completion();
 
 private:
     friend class PathRequest;
@@ -301,6 +349,11 @@ private:
     void reconnect();         // reconnect_work_
     void send_heartbeat();    // heartbeat_work_
     ClientConnection* io_connection();
+    // Fault injection (process context, fault_work_ or the heartbeat):
+    // moves every QP of the path to the error state.
+    void inject_qp_error();
+    template <typename Fn>
+    Result<void> reset_stats(Fn&& fn);
     void leave_submission();
     // Copies the per-CPU stats into one array for the formatters.
     template <typename Fn>
@@ -320,6 +373,7 @@ private:
     wire::Uuid uuid_{};
     u16 reconnect_count_ = 0;
     bool connected_once_ = false;
+    const bool first_conn_;  // may create the session on the server
     bool counted_up_ = false;  // counted in the session's connected paths
     u32 connection_count_ = 0;
     ClientConnection** connections_ = nullptr;
@@ -346,6 +400,7 @@ private:
     cxxrt::Work error_work_{cxxrt::Callback::to<&Path::handle_error>(this)};
     cxxrt::DelayedWork reconnect_work_{cxxrt::Callback::to<&Path::reconnect>(this)};
     cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::Work fault_work_{cxxrt::Callback::to<&Path::inject_qp_error>(this)};
 };
 
 class Session : cxxrt::Pinned {
@@ -355,6 +410,10 @@ public:
 
     static Result<Session*> open(const rtrs_client_callbacks& callbacks, const rtrs_client_open_params& params);
     void close();
+
+    // sysfs add_path / remove_path (process context; serialised by paths_mutex_).
+    Result<void> add_path(const rtrs_path_address& address);
+    Result<void> remove_path(Path& path);
 
     void query(rtrs_client_attributes& attributes) const;
     Permit* get_permit(rtrs_wait wait);
@@ -387,9 +446,16 @@ public:
     Result<void> store_max_reconnect_attempts(cxxrt::sysfs::Input& in);
     Result<void> show_mpath_policy(cxxrt::sysfs::Output& out);
     Result<void> store_mpath_policy(cxxrt::sysfs::Input& in);
+    Result<void> store_add_path(cxxrt::sysfs::Input& in);
 
 private:
     Result<void> create_permits();
+    // The path in slot i, or null (a free or removed slot). Any context;
+    // under RCU (or paths_mutex_) the path stays alive while used.
+    Path* path_at(u32 i) const { return __atomic_load_n(&paths_[i], __ATOMIC_ACQUIRE); }
+    u32 slot_count() const { return slots_.load(cxxrt::MemoryOrder::kAcquire); }
+    void publish(u32 slot, Path* path);
+    struct LivePaths;
 
     char name_[wire::kNameMax + 1] = {};
     rtrs_client_callbacks callbacks_{};
@@ -397,8 +463,13 @@ private:
     u32 reconnect_delay_seconds_ = 0;
     Atomic<int> max_reconnect_attempts_{-1};
     u32 user_header_size_ = 0;
-    u32 path_count_ = 0;
+    // kMaxPaths slots, published with release stores and read under RCU by
+    // the IO path; slots_ is the high-water mark of used slots. Removal
+    // clears a slot and waits for an RCU grace period before freeing.
     Path** paths_ = nullptr;
+    Atomic<u32> slots_{0};
+    cxxrt::Mutex paths_mutex_;  // add_path, remove_path, close
+    u16 port_ = 0;
     cxxrt::Mutex setup_;  // parameters agreed between paths; link events
     u32 queue_depth_ = 0;
     u32 max_io_size_ = 0;

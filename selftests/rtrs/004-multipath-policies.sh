@@ -10,7 +10,7 @@
 # resets and reset_all. TAP output; root, in the VM.
 #
 # The first part of this file is the setup the other client scripts
-# (005-007) share: they source it with RTRS_CLT_LIB_ONLY=1.
+# (005-008) share: they source it with RTRS_CLT_LIB_ONLY=1.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib-rxe.sh"
 clt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -33,10 +33,12 @@ clt_cleanup() {
     return 0
 }
 
-# clt_setup NRXE NPATHS INVALIDATE: NRXE rxe loopback devices, our server and
-# client, and rtrs-clt-selftest keeping a session open over the first NPATHS.
+# clt_setup NRXE NPATHS INVALIDATE [QUEUE_DEPTH]: NRXE rxe loopback devices,
+# our server (sess_queue_depth QUEUE_DEPTH, default 128) and client, and
+# rtrs-clt-selftest keeping a session open over the first NPATHS.
+# CLT_SERVER_ARGS: more rtrs-server module parameters.
 clt_setup() {
-    local nrxe=$1 npaths=$2 invalidate=$3 i paths=
+    local nrxe=$1 npaths=$2 invalidate=$3 depth=${4:-128} i paths=
     require_root
     for f in "$clt_kodir/rtrs/rtrs-client.ko" "$clt_kodir/rtrs/rtrs-server.ko" \
         "$clt_kodir/rtrs/tests/kmod/rtrs-clt-selftest.ko" "$clt_kodir/rtrs/tests/kmod/rtrs-srv-selftest.ko"; do
@@ -47,8 +49,8 @@ clt_setup() {
     mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
     check "rxe: $nrxe Soft-RoCE loopback device(s)" rxe_setup "$nrxe"
     for ((i = 0; i < npaths; i++)); do paths=${paths:+$paths,}ip:${RXE_ADDR[i]}; done
-    check "insmod our rtrs-server (always_invalidate=$invalidate) and the store" bash -c \
-        "insmod $clt_kodir/rtrs/rtrs-server.ko sess_queue_depth=128 always_invalidate=$invalidate &&
+    check "insmod our rtrs-server (always_invalidate=$invalidate, sess_queue_depth=$depth) and the store" bash -c \
+        "insmod $clt_kodir/rtrs/rtrs-server.ko sess_queue_depth=$depth always_invalidate=$invalidate ${CLT_SERVER_ARGS:-} &&
          insmod $clt_kodir/rtrs/tests/kmod/rtrs-srv-selftest.ko"
     check "insmod our rtrs-client" insmod "$clt_kodir/rtrs/rtrs-client.ko"
     clt_mark="rtrs-clt-$$-$RANDOM"

@@ -8,6 +8,7 @@
 #    fault_drop_heartbeat_acks for path 0): the server closes the path, our
 #    client sees the disconnect and reconnects once the knobs are off.
 # Verified IO runs after each recovery. TAP output; root, in the VM (~90 s).
+# shellcheck source=selftests/rtrs/004-multipath-policies.sh
 RTRS_CLT_LIB_ONLY=1 . "$(dirname "$0")/004-multipath-policies.sh"
 clt_setup 1 1 Y
 p0=$(clt_pdir 0)

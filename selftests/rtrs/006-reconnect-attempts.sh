@@ -8,6 +8,7 @@
 #    then the path stays down; IO keeps running on path 0; with the device
 #    back, "reconnect" brings it up again.
 # TAP output; root, in the VM.
+# shellcheck source=selftests/rtrs/004-multipath-policies.sh
 RTRS_CLT_LIB_ONLY=1 . "$(dirname "$0")/004-multipath-policies.sh"
 clt_setup 2 2 Y
 p0=$(clt_pdir 0) p1=$(clt_pdir 1)

@@ -6,6 +6,7 @@
 # remains), the last path removed (IO then fails) and a path added back to
 # an empty session, and a path that cannot connect (the write fails, no
 # directory stays). TAP output; root, in the VM.
+# shellcheck source=selftests/rtrs/004-multipath-policies.sh
 RTRS_CLT_LIB_ONLY=1 . "$(dirname "$0")/004-multipath-policies.sh"
 clt_setup 2 1 Y
 a0=${RXE_ADDR[0]} a1=${RXE_ADDR[1]}

@@ -208,3 +208,65 @@ TEST(PolicyText, Names)
     EXPECT_TRUE(policy_name(PathPolicy::kMinInflight) == "min-inflight");
     EXPECT_TRUE(policy_name(PathPolicy(9)) == "unknown");
 }
+
+// The kernel selects over the live paths through an accessor that builds
+// each PathSlot when asked (no snapshot), with null slots for removed
+// paths, up to 128 of them: the templates must behave like the span forms.
+namespace {
+
+struct LiveView {
+    const std::vector<PathSlot>* slots;
+    mutable size_t reads = 0;
+    size_t size() const { return slots->size(); }
+    PathSlot operator[](size_t i) const
+    {
+        ++reads;
+        return (*slots)[i];
+    }
+};
+
+}  // namespace
+
+TEST(PolicyLiveView, MatchesSpanFormsOn128Paths)
+{
+    std::vector<PathSlot> paths(128, down());
+    for (size_t i = 0; i < paths.size(); i += 3)
+        paths[i] = up(cxxrt::u32(200 - i), 1000 + (i * 7919) % 1000);
+    for (PathPolicy policy : {PathPolicy::kRoundRobin, PathPolicy::kMinInflight, PathPolicy::kMinLatency}) {
+        cxxrt::u32 a = 5, b = 5;
+        for (int n = 0; n < 300; ++n) {
+            size_t excluded = size_t(n % 4 == 0 ? (n % 128) : kNoPath);
+            size_t via_span = select_path(policy, span(paths), &a, excluded);
+            size_t via_view = select_path_in(policy, LiveView{&paths}, &b, excluded);
+            ASSERT_EQ(via_span, via_view) << int(policy) << " round " << n;
+            ASSERT_EQ(a, b);
+            ASSERT_NE(via_view, kNoPath);
+            EXPECT_TRUE(paths[via_view].connected);
+            EXPECT_NE(via_view, excluded);
+        }
+    }
+}
+
+TEST(PolicyLiveView, RoundRobinSkipsRemovedSlotsAndVisitsEveryLivePath)
+{
+    std::vector<PathSlot> paths(128, down());
+    paths[3] = up();
+    paths[64] = up();
+    paths[127] = up();
+    cxxrt::u32 cursor = 0;
+    std::vector<size_t> seen;
+    for (int n = 0; n < 6; ++n)
+        seen.push_back(select_round_robin_in(LiveView{&paths}, &cursor));
+    EXPECT_EQ(seen, (std::vector<size_t>{3, 64, 127, 3, 64, 127}));
+}
+
+TEST(PolicyLiveView, MinLatencyPicksTheFasterOfTwoAndFollowsAChange)
+{
+    std::vector<PathSlot> paths = {up(0, 500000), up(0, 20500000)};
+    cxxrt::u32 cursor = 1;
+    for (int n = 0; n < 10; ++n)
+        EXPECT_EQ(select_path_in(PathPolicy::kMinLatency, LiveView{&paths}, &cursor), 0u);
+    paths[0].latency_ns = 20500000;
+    paths[1].latency_ns = 500000;
+    EXPECT_EQ(select_path_in(PathPolicy::kMinLatency, LiveView{&paths}, &cursor), 1u);
+}

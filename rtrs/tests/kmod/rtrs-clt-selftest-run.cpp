@@ -363,8 +363,11 @@ bool Tester::write_read_sizes()
     u32 count = 0;
     for (u32 size = 512; size <= max_io && count < 24; size *= 2)
         sizes[count++] = size;
-    sizes[count++] = 4096 + 512;
-    sizes[count++] = 3 * 4096 + 1536;
+    // Sizes that are not a multiple of a page, where the session allows them.
+    constexpr u32 kOddSizes[] = {4096 + 512, 3 * 4096 + 1536};
+    for (u32 odd : kOddSizes)
+        if (odd <= max_io)
+            sizes[count++] = odd;
     sizes[count++] = max_io;
     for (u32 i = 0; i < count; ++i) {
         const u32 size = sizes[i];

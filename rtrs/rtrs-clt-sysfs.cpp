@@ -393,7 +393,8 @@ namespace {
 
 constexpr sysfs::Attribute<Session> kSessionAttributes[] = {
     {"max_reconnect_attempts", 0644, &Session::show_max_reconnect_attempts, &Session::store_max_reconnect_attempts},
-    {"mpath_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},
+    {"mp_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},
+    {"mpath_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},  // upstream's name
     {"add_path", 0644, nullptr, &Session::store_add_path,
      "Usage: echo [<source addr>@]<destination addr> > add_path\n\n*addr ::= [ ip:<ipv4|ipv6> | gid:<gid> ]\n"},
 };

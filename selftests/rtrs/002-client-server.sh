@@ -146,6 +146,7 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "max_reconnect_attempts back to -1" set_and_read $sess_dir/max_reconnect_attempts -1 -1
     check "mpath_policy defaults to min-inflight" expect $sess_dir/mpath_policy "min-inflight (MI: 1)"
     check "mpath_policy takes rr" set_and_read $sess_dir/mpath_policy rr "round-robin (RR: 0)"
+    check "mp_policy is the same setting (seed name)" expect $sess_dir/mp_policy "round-robin (RR: 0)"
     check "mpath_policy refuses bogus" rejected $sess_dir/mpath_policy bogus
     check "mpath_policy takes min-latency" set_and_read $sess_dir/mpath_policy 2 "min-latency (ML: 2)"
     check "mpath_policy back to min-inflight" set_and_read $sess_dir/mpath_policy min-inflight "min-inflight (MI: 1)"

@@ -65,6 +65,21 @@ void ClientConnection::stop_events()
 void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
 {
     using T = ib::CmEventType;
+    switch (event.type) {
+    case T::kDisconnected:
+    case T::kTimewaitExit:
+    case T::kDeviceRemoval:
+    case T::kAddrChange:
+    case T::kConnectError:
+    case T::kUnreachable:
+    case T::kRejected:
+        // The connection is over for the CM: teardown may destroy it now
+        // (also after stop_events(), when teardown waits for this).
+        disconnected_.complete_all();
+        break;
+    default:
+        break;
+    }
     cxxrt::MutexGuard guard(events_);
     if (events_stopped_)
         return;
@@ -101,6 +116,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
         return;
     }
     case T::kEstablished:
+        cm_established_.store(true);
         handle_established(event);
         return;
     case T::kRejected: {
@@ -122,7 +138,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     case T::kDeviceRemoval:
     case T::kAddrChange:
         if (established_.load())
-            path_.fail(event.name());
+            path_.connection_lost(cid_, event.name());
         else
             finish_connect(-cxxrt::err::kConnReset);
         return;
@@ -155,6 +171,21 @@ void ClientConnection::disconnect_and_drain()
     (void)connection_->cm_id().disconnect();
     if (connection_->has_queues())
         connection_->drain();
+}
+
+bool ClientConnection::wait_disconnected(unsigned long& budget_ms)
+{
+    if (!connection_ || !cm_established_.load())
+        return true;
+    if (budget_ms == 0)
+        return disconnected_.done();
+    const unsigned long left = disconnected_.wait_timeout_left(budget_ms);
+    if (left == 0) {
+        budget_ms = 0;
+        return false;
+    }
+    budget_ms = left;  // complete_all: the completion stays done
+    return true;
 }
 
 Result<void> ClientConnection::post_heartbeat(u32 imm)

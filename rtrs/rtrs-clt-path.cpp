@@ -160,6 +160,11 @@ Result<void> Path::connect()
         source = &source_storage;
     }
     heartbeat_.reset();
+    // Before any connection exists: a connection lost from here on wakes
+    // exchange_info (connection_lost).
+    info_received_.reinit();
+    info_result_ = -cxxrt::err::kConnReset;
+    info_lost_.store(false);
     for (u32 cid = 0; cid < connection_count_; ++cid) {
         auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid));
         if (!made)
@@ -179,8 +184,6 @@ Result<void> Path::connect()
             info_response_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), connection->connection()->device(),
                                                              wire::info_rsp_size(params_.queue_depth),
                                                              ib::DmaDirection::kFromDevice));
-            info_received_.reinit();
-            info_result_ = -cxxrt::err::kConnReset;
             ib::Sge sge = info_response_->sge(pd_->local_dma_lkey());
             CXXRT_TRY(connection->qp().post_recv(info_receive_done_, cxxrt::Span<const ib::Sge>(&sge, 1)));
             CXXRT_TRY(connection->post_receives(kServiceReceives));
@@ -223,6 +226,12 @@ Result<void> Path::exchange_info()
     if (!info_received_.wait_timeout(kConnectTimeoutMs)) {
         cxxrt::log::err("%s: no INFO_RSP within %u ms", name_, kConnectTimeoutMs);
         return Error(cxxrt::err::kTimedOut);
+    }
+    if (info_lost_.load()) {
+        // The server closed (or reset) a connection, e.g. it refused the
+        // session name: no INFO_RSP is coming.
+        cxxrt::log::err("%s: connection lost while waiting for INFO_RSP", name_);
+        return Error(cxxrt::err::kConnReset);
     }
     if (info_result_)
         return Error::from_errno(info_result_);
@@ -343,6 +352,18 @@ void Path::fail(const char* why)
     (void)error_work_.queue_on(workqueue());
 }
 
+void Path::connection_lost(u16 cid, const char* why)
+{
+    // While connecting, fail() does nothing: wake exchange_info instead.
+    if (state_.state() == PathState::kConnecting) {
+        info_lost_.store(true);
+        info_received_.complete();
+        cxxrt::log::warn_ratelimited("%s: connection %u of %s lost while connecting (%s)", session_.name(),
+                                     u32(cid), name_, why);
+    }
+    fail(why);
+}
+
 void Path::handle_error()
 {
     cxxrt::MutexGuard guard(control_);
@@ -409,6 +430,19 @@ void Path::teardown()
         for (u32 cid = 0; cid < connection_count_; ++cid)
             if (connections_[cid])
                 connections_[cid]->disconnect_and_drain();
+    }
+    // Like upstream, give the server time to process our DREQ (bounded:
+    // a dead peer never answers) before the ids go: a session name it
+    // still holds would make the next connect with that name fail.
+    if (connections_) {
+        unsigned long budget_ms = kDisconnectTimeoutMs;
+        u32 pending = 0;
+        for (u32 cid = 0; cid < connection_count_; ++cid)
+            if (connections_[cid] && !connections_[cid]->wait_disconnected(budget_ms))
+                ++pending;
+        if (pending)
+            cxxrt::log::warn("%s: %u connections of %s not disconnected within %u ms, destroying them",
+                             session_.name(), pending, name_, kDisconnectTimeoutMs);
     }
     // No completion can run any more: the remaining IO is ours to move.
     fail_over_requests();

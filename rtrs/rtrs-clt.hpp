@@ -70,6 +70,9 @@ inline constexpr u32 kMaxSge = 32;               // SGEs of one WRITE (data entr
 inline constexpr u32 kServiceReceives = 64;      // heartbeats on cid 0
 inline constexpr u32 kConnectTimeoutMs = 30000;  // per connection, and for INFO_RSP
 inline constexpr int kResolveTimeoutMs = 2000;
+// Teardown waits this long per path, in total, for the CM to report every
+// connected connection disconnected (the server has processed the DREQ).
+inline constexpr u32 kDisconnectTimeoutMs = 5000;
 inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
 
 // Fault injection for tests: debugfs /sys/kernel/debug/rtrs_client/fault_*
@@ -223,6 +226,11 @@ public:
     Result<void> post_receives(u32 count);
     // Disconnects and waits until every posted WR has completed.
     void disconnect_and_drain();
+    // After disconnect_and_drain: sleeps until the CM reported the end of a
+    // connection that was established (DISCONNECTED, TIMEWAIT_EXIT or an
+    // error event), at most budget_ms; subtracts the time slept. False if
+    // the budget ran out first.
+    bool wait_disconnected(unsigned long& budget_ms);
 
     void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
 
@@ -253,6 +261,11 @@ private:
     cxxrt::Completion connect_done_;
     int connect_result_ = 0;
     Atomic<bool> established_{false};
+    // The CM reported ESTABLISHED (even with a bad CON_RSP): teardown waits
+    // for disconnected_, completed (complete_all) by the handler on the
+    // connection's end, also after stop_events().
+    Atomic<bool> cm_established_{false};
+    cxxrt::Completion disconnected_;
     codec::ConnRspFields response_;
     UniquePtr<ib::DmaBuffer> receive_buffer_;
     ObjectArray<ReceiveSlot> receive_slots_;
@@ -274,6 +287,9 @@ public:
 
     // Any context: an error on a connected path; teardown follows in a work item.
     void fail(const char* why);
+    // CM handler: an established connection of this path ended (DISCONNECTED
+    // and the like). Wakes a connect waiting for INFO_RSP, then fail()s.
+    void connection_lost(u16 cid, const char* why);
     // Any context, no sleep: carries the permit's IO on this path.
     Result<void> submit(Permit& permit);
     // Softirq: the server's answer for request id.
@@ -394,6 +410,7 @@ private:
     UniquePtr<ib::DmaBuffer> info_response_;
     cxxrt::Completion info_received_;
     int info_result_ = 0;
+    Atomic<bool> info_lost_{false};  // a connection ended while connecting
     u32 info_length_ = 0;
     ib::Completion info_receive_done_{ib::Completion::member<Path, &Path::on_info_response>, this};
     ib::Completion info_send_done_{ib::Completion::member<Path, &Path::on_info_sent>, this};

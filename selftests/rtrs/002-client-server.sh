@@ -154,6 +154,17 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "hca_name rxe0, hca_port 1" bash -c "[ \"\$(cat '$p0/hca_name')\" = rxe0 ] && [ \"\$(cat '$p0/hca_port')\" = 1 ]"
     check "src_addr and dst_addr" bash -c "[ \"\$(cat '$p0/src_addr')\" = ip:${RXE_ADDR[0]} ] && [ \"\$(cat '$p0/dst_addr')\" = ip:${RXE_ADDR[0]} ]"
     check "cur_latency reads '<n> ns'" grep -Eq '^[0-9]+ ns$' "$p0/cur_latency"
+    if [ "$server" = ours ]; then
+        # Our server's view of the same path (/sys/class/rtrs-server, seeds/002).
+        sp=$(ls -d /sys/class/rtrs-server/*/paths/* 2>/dev/null | head -1)
+        check "server: /sys/class/rtrs-server/<session>/paths/<client>@<server> exists" test -n "$sp"
+        check "server: hca_name rxe0, hca_port 1, src_addr/dst_addr ip:..." bash -c \
+            "[ \"\$(cat '$sp/hca_name')\" = rxe0 ] && [ \"\$(cat '$sp/hca_port')\" = 1 ] && grep -q '^ip:' '$sp/src_addr' && grep -q '^ip:' '$sp/dst_addr'"
+        check "server: disconnect prints its usage" expect "$sp/disconnect" "Usage: echo 1 > disconnect"
+        check "server: stats/rdma holds five numbers" grep -Eq '^[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$' "$sp/stats/rdma"
+        check "server: stats/wc_completion holds three numbers" grep -Eq '^[0-9]+ [0-9]+ [0-9]+$' "$sp/stats/wc_completion"
+        check "server: stats/rdma refuses 2" rejected "$sp/stats/rdma" 2
+    fi
     heartbeat_answered() { # a heartbeat round trip measured within two intervals
         local t=120
         while [ $t -gt 0 ]; do

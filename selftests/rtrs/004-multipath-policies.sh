@@ -147,7 +147,7 @@ echo 0 > $clt_faults/fault_delay_ms
 # --- the stats files ---------------------------------------------------------------
 sum_nums() { tr -c '0-9\n' ' ' | tr ' ' '\n' | awk '{ s += $1 } END { print s + 0 }'; }
 check "sg_entries: a per-CPU table, every request had one entry" bash -c \
-    "cat '$p1/stats/sg_entries'; grep -q '^total:' '$p1/stats/sg_entries' && grep -Eq '^=   1: +[1-9]' '$p1/stats/sg_entries'"
+    "cat '$p1/stats/sg_entries'; grep -q '^total:' '$p1/stats/sg_entries' && grep -Eq '^=   1:.*[1-9]' '$p1/stats/sg_entries'"
 check "rdma_lat counts the requests" bash -c "[ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {print s+0}') -gt 0 ]"
 check "wc_completion: '<max> <average>', completions seen" bash -c \
     "cat '$p1/stats/wc_completion'; grep -Eq '^[1-9][0-9]* [1-9][0-9]*$' '$p1/stats/wc_completion'"
@@ -156,7 +156,7 @@ check "cpu_migration_from / _to: one number per CPU" bash -c \
     "cat '$p1/stats/cpu_migration_from' '$p1/stats/cpu_migration_to';
      [ \$(wc -w < '$p1/stats/cpu_migration_from') -ge $ncpu ] && [ \$(wc -w < '$p1/stats/cpu_migration_to') -ge $ncpu ]"
 check "cpu_migration: from/to table" bash -c "cat '$p1/stats/cpu_migration'; grep -q '^from:' '$p1/stats/cpu_migration' && grep -q '^to  :' '$p1/stats/cpu_migration'"
-check "echo 1 > stats/sg_entries clears it" bash -c "echo 1 > '$p1/stats/sg_entries' && ! grep -Eq '^=   1: +[1-9]' '$p1/stats/sg_entries'"
+check "echo 1 > stats/sg_entries clears it" bash -c "echo 1 > '$p1/stats/sg_entries' && ! grep -Eq '^=   1:.*[1-9]' '$p1/stats/sg_entries'"
 check "stats/rdma_lat refuses 2" bash -c "! echo 2 > '$p1/stats/rdma_lat' 2>/dev/null"
 # wc_completion is left out: heartbeat completions may land between the
 # reset and the read on an idle path.

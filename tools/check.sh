@@ -79,8 +79,9 @@ record "VM selftests" "$p" "$f"
 
 stage "VM negative tests (the runner must catch these)"
 neg_p=0 neg_f=0
-if tools/vm/run.sh --expect-fail --timeout 300 --log "$out/vm-negative-warn.log" -- tools/vm/selftest-warn.sh \
-    > "$out/vm-negative-warn.out" 2>&1; then
+# selftest-warn.sh builds a module whose load does one real WARN(), boots a VM
+# that loads it, and exits 0 only if the runner judged that run failed.
+if tools/vm/selftest-warn.sh > "$out/vm-negative-warn.out" 2>&1; then
     echo "ok - a WARN in the guest kernel log fails the run"; neg_p=$((neg_p + 1))
 else
     echo "not ok - a WARN in the guest kernel log did not fail the run"; neg_f=$((neg_f + 1))

@@ -37,7 +37,8 @@ int kapi_file_kind(void *file)
 
 unsigned long long kapi_file_size(void *file)
 {
-	return i_size_read(file_inode(file));
+	/* The mapping's host: for a block device node that is the device's own inode (its size), not the node's. */
+	return i_size_read(((struct file *)file)->f_mapping->host);
 }
 
 unsigned int kapi_file_dev(void *file)

@@ -28,8 +28,8 @@ setup() {
 }
 check "setup: rxe, brd, an image file, our four modules" setup
 addr=${RXE_ADDR[0]}
-map() { echo "sessname=e2e path=ip:$addr device_path=$1" > /sys/kernel/rnbd_client/map_device; }
-check "map /dev/ram0" map /dev/ram0
+map() { echo "sessname=e2e path=ip:$addr device_path=$1 $2" > /sys/kernel/rnbd_client/map_device; }
+check "map /dev/ram0 (io_mode=blockio)" map /dev/ram0 io_mode=blockio
 check "map the image file" map "$tmp/disk.img"
 check "/dev/rnbd0 has the RAM disk's size" test "$(blockdev --getsize64 /dev/rnbd0)" = "$(blockdev --getsize64 /dev/ram0)"
 check "/dev/rnbd1 has the image's size" test "$(blockdev --getsize64 /dev/rnbd1)" = 33554432
@@ -57,6 +57,20 @@ for dev in /dev/rnbd0 /dev/rnbd1; do
 done
 check "the server's /dev/ram0 holds exactly what /dev/rnbd0 reads" cmp /dev/ram0 /dev/rnbd0
 check "the server's image file holds exactly what /dev/rnbd1 reads" cmp "$tmp/disk.img" /dev/rnbd1
+
+fileio_ro() {
+    echo "sessname=e2e-ro path=ip:$addr device_path=/dev/ram0 access_mode=ro io_mode=fileio" \
+        > /sys/kernel/rnbd_client/map_device || return 1
+    for _ in $(seq 50); do [ -b /dev/rnbd2 ] && break; sleep 0.1; done
+    [ "$(cat /sys/block/rnbd2/rnbd_client/access_mode)" = ro ] || return 1
+    if [ -e /sys/block/rnbd2/rnbd_client/io_mode ]; then
+        [ "$(cat /sys/block/rnbd2/rnbd_client/io_mode)" = fileio ] || return 1
+    fi
+    cmp /dev/rnbd0 /dev/rnbd2 || return 1
+    ! dd if=/dev/zero of=/dev/rnbd2 bs=4k count=1 oflag=direct status=none 2>/dev/null || return 1
+    echo normal > /sys/block/rnbd2/rnbd_client/unmap_device
+}
+check "a second session maps /dev/ram0 ro with io_mode=fileio: same data, writes refused, unmapped" fileio_ro
 
 fs() {
     mkfs.ext4 -q -F /dev/rnbd0 && mkdir -p "$tmp/mnt" && mount /dev/rnbd0 "$tmp/mnt" || return 1

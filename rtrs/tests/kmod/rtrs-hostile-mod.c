@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtrs-hostile: a hostile RTRS/RNBD peer, for tests only (make
+ * selftest-modules). With mode=server it plays a client against our
+ * rtrs-server + rnbd-server at addr:port and sends each class of bad input
+ * the server must survive; every case prints one line
+ * "case <name>: pass|fail (<what the server did>)" in the kernel log,
+ * which the scripts in selftests/hostile/ turn into TAP lines. The cases run at load
+ * time; the load itself succeeds whatever the cases found.
+ */
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/wait.h>
+#include <cxxrt/module-api.h>
+
+int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char *only, const char *skip,
+		     const char *dir, const char *blockdev, unsigned int flood);
+void rtrs_hostile_wake(void);
+int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
+void rtrs_hostile_sleep_ms(unsigned int ms);
+
+static char *addr;
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "IPv4 address of the victim (an rxe netdev's address)");
+
+static ushort port = 1234;
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "Victim's RDMA-CM port (default 1234)");
+
+static char *only = "";
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "Comma-separated case names to run (default: all)");
+
+static char *skip = "";
+module_param(skip, charp, 0444);
+MODULE_PARM_DESC(skip, "Comma-separated case names not to run (reported as skipped)");
+
+static char *dir = "/tmp/hostile";
+module_param(dir, charp, 0444);
+MODULE_PARM_DESC(dir, "Folder holding the non-block objects to OPEN: file, fifo, sock, dir (default /tmp/hostile)");
+
+static char *blockdev = "/dev/ram0";
+module_param(blockdev, charp, 0444);
+MODULE_PARM_DESC(blockdev, "A block device the server exports, for the IO cases (default /dev/ram0)");
+
+static uint flood;
+module_param(flood, uint, 0444);
+MODULE_PARM_DESC(flood, "Sessions the flood case opens (0: the flood case is skipped)");
+
+static DECLARE_WAIT_QUEUE_HEAD(rtrs_hostile_wq);
+
+/* KAPI: any context (completion handlers call it from softirq). */
+void rtrs_hostile_wake(void)
+{
+	wake_up_all(&rtrs_hostile_wq);
+}
+
+/* KAPI: process context; 0 once done(arg) is true, -ETIMEDOUT otherwise. */
+int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms)
+{
+	return wait_event_timeout(rtrs_hostile_wq, done(arg), msecs_to_jiffies(timeout_ms)) ? 0 : -ETIMEDOUT;
+}
+
+/* KAPI: process context. */
+void rtrs_hostile_sleep_ms(unsigned int ms)
+{
+	msleep(ms);
+}
+
+static int __init rtrs_hostile_init(void)
+{
+	u8 ip[4];
+
+	if (!addr || !in4_pton(addr, -1, ip, -1, NULL)) {
+		pr_err("addr=<IPv4 of the victim> is required\n");
+		return -EINVAL;
+	}
+	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood);
+}
+
+static void __exit rtrs_hostile_exit(void)
+{
+	cxxrt_module_exit();
+}
+
+module_init(rtrs_hostile_init);
+module_exit(rtrs_hostile_exit);
+
+MODULE_DESCRIPTION("A hostile RTRS/RNBD peer for the selftests (tests only)");
+MODULE_LICENSE("GPL");

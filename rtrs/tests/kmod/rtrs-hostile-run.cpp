@@ -1,0 +1,1477 @@
+// The hostile peer against our server: an RTRS client written on the RDMA
+// layer (rtrs::ib) and the wire codecs, which sends what a well-behaved
+// client never sends and watches what the server does about it. Each case
+// builds its own path (fresh UUIDs), provokes the server, observes one of
+//   - the connect request rejected,
+//   - the path closed (the server disconnects our connections),
+//   - an IO answer carrying an errno,
+//   - an IO answer saying "done" (the server accepted the bad input),
+//   - nothing within the timeout,
+// and tears its path down. Everything runs from module init (process
+// context); CM events arrive on the CM's work queues, completions in softirq.
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/kapi.h>
+#include <cxxrt/log.hpp>
+#include <cxxrt/module-api.h>
+#include <cxxrt/new.hpp>
+#include <cxxrt/unique_ptr.hpp>
+#include <proto/rnbd-wire.hpp>
+#include <proto/rtrs-wire.hpp>
+#include "rnbd/rnbd-codec.hpp"
+#include "rtrs/ib/cm.hpp"
+#include "rtrs/ib/ib.hpp"
+#include "rtrs/ib/memory.hpp"
+#include "rtrs/ib/verbs.hpp"
+#include "rtrs/rtrs-codec.hpp"
+#include <cxxrt/enforce.hpp>
+
+extern "C" {
+int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
+                     const char* dir, const char* blockdev, unsigned int flood) noexcept;
+void rtrs_hostile_wake(void) noexcept;
+int rtrs_hostile_wait(int (*done)(void* arg), void* arg, unsigned int timeout_ms) noexcept;
+void rtrs_hostile_sleep_ms(unsigned int ms) noexcept;
+}
+
+namespace {
+
+using namespace rtrs::ib;
+using cxxrt::Atomic;
+using cxxrt::ByteSpan;
+using cxxrt::Gfp;
+using cxxrt::RefPtr;
+using cxxrt::StringView;
+using cxxrt::UniquePtr;
+namespace log = cxxrt::log;
+namespace rcodec = rtrs::codec;
+namespace rwire = rtrs::wire;
+namespace ncodec = rnbd::codec;
+namespace nwire = rnbd::wire;
+
+constexpr unsigned kConnectMs = 10000;  // TCG and rxe are slow
+constexpr unsigned kReactionMs = 4000;  // how long the server has to react to bad input
+constexpr unsigned kTeardownMs = 5000;
+constexpr u32 kSendBufferSize = 16384;
+constexpr u32 kResponseBufferSize = 65536;
+
+template <typename F>
+bool wait_until(F condition, unsigned timeout_ms)
+{
+    auto thunk = [](void* arg) -> int { return (*static_cast<F*>(arg))() ? 1 : 0; };
+    return rtrs_hostile_wait(thunk, &condition, timeout_ms) == 0;
+}
+
+// What the victim did; the text goes into the case's log line.
+struct Observed {
+    enum Kind { kNothing, kRejected, kClosed, kErrorAnswer, kOkAnswer, kEstablished, kSetupFailed } kind = kNothing;
+    int value = 0;  // errno of a reject or an answer; where setup failed
+
+    bool refused() const { return kind == kRejected || kind == kClosed || kind == kErrorAnswer; }
+    void describe(char* out, size_t size) const;
+};
+
+// Appends to a fixed buffer, without printf (the kernel's snprintf is C).
+class Text {
+public:
+    Text(char* out, size_t size) : out_(out), size_(size) { append(""); }
+    Text& append(const char* s)
+    {
+        while (*s && length_ + 1 < size_)
+            out_[length_++] = *s++;
+        out_[length_] = '\0';
+        return *this;
+    }
+    Text& number(long long v)
+    {
+        char digits[24];
+        int n = 0;
+        bool negative = v < 0;
+        unsigned long long magnitude = negative ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        do {
+            digits[n++] = char('0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude && n < 22);
+        if (negative)
+            digits[n++] = '-';
+        char reversed[24];
+        for (int i = 0; i < n; ++i)
+            reversed[i] = digits[n - 1 - i];
+        reversed[n] = '\0';
+        return append(reversed);
+    }
+
+private:
+    char* out_;
+    size_t size_;
+    size_t length_ = 0;
+};
+
+void Observed::describe(char* out, size_t size) const
+{
+    Text text(out, size);
+    switch (kind) {
+    case kNothing:
+        text.append("no reaction within ").number(kReactionMs).append(" ms");
+        break;
+    case kRejected:
+        text.append("connect rejected, errno ").number(value);
+        break;
+    case kClosed:
+        text.append("path closed");
+        break;
+    case kErrorAnswer:
+        text.append("error answer ").number(value);
+        break;
+    case kOkAnswer:
+        text.append("accepted: answered with success");
+        break;
+    case kEstablished:
+        text.append("accepted: connection established");
+        break;
+    case kSetupFailed:
+        text.append("the case could not set up its path, step ").number(value);
+        break;
+    }
+}
+
+class Path;
+class Conn;
+
+struct RecvSlot {
+    void on_done(const WorkCompletion& wc);
+    Completion done{Completion::member<RecvSlot, &RecvSlot::on_done>, this};
+    Conn* conn = nullptr;
+    u32 index = 0;
+};
+
+struct Op {
+    void on_done(const WorkCompletion& wc)
+    {
+        status = wc.status;
+        count.fetch_add(1);
+        rtrs_hostile_wake();
+    }
+    bool wait_ok(unsigned timeout_ms)
+    {
+        return wait_until([this] { return count.load() > 0; }, timeout_ms) && status == WorkCompletion::kSuccess;
+    }
+    Completion done{Completion::member<Op, &Op::on_done>, this};
+    int status = 0;
+    Atomic<int> count{0};
+};
+
+// One RDMA connection of a hostile path, as the client side.
+class Conn final : public CmEventHandler {
+public:
+    static constexpr u32 kSlots = 16;
+    static constexpr u32 kSlotSize = 9216;  // an INFO_RSP of 512 chunks fits
+
+    Conn(Path& path, u16 cid) : path_(path), cid_(cid)
+    {
+        for (u32 i = 0; i < kSlots; ++i) {
+            slots_[i].conn = this;
+            slots_[i].index = i;
+        }
+    }
+
+    Result<void> start(const SockAddr& destination, ConstByteSpan private_data)
+    {
+        request_len_ = cxxrt::min(private_data.size(), sizeof(request_));
+        cxxrt::copy_bytes(request_, private_data.data(), request_len_);
+        last_send_ = cxxrt::allocate_array<u8>(Gfp::kernel(), kSlotSize);
+        if (!last_send_)
+            return Error(cxxrt::err::kNoMem);
+        auto id = CXXRT_TRY(CmId::create(Gfp::kernel(), *this));
+        conn_ = CXXRT_TRY(Connection::create(Gfp::kernel(), cxxrt::move(id)));
+        return conn_->cm_id().resolve_addr(nullptr, destination, int(kConnectMs));
+    }
+
+    void on_cm_event(CmId& id, const CmEvent& event) override;
+    void on_received(RecvSlot& slot, const WorkCompletion& wc);
+
+    // Tears the connection down (process context); the object may then go.
+    void teardown();
+
+    bool is_established() const { return established.load() > 0; }
+    QueuePair& qp() { return conn_->qp(); }
+    u16 cid() const { return cid_; }
+
+    Atomic<int> established{0}, rejected{0}, disconnected{0}, failed{0}, settled{0};
+    Atomic<int> plain_sends{0}, answers{0}, heartbeats{0}, other_imms{0}, receive_errors{0};
+    int reject_errno = 0;
+    rcodec::ConnRspFields conn_rsp{};
+    bool conn_rsp_valid = false;
+    u32 last_send_length = 0;
+    u8* last_send_ = nullptr;  // copy of the last plain SEND (INFO_RSP)
+    u32 last_answer_imm = 0;
+
+    ~Conn() { cxxrt::free_array(last_send_); }
+
+private:
+    Result<void> on_addr_resolved(CmId& id);
+    Result<void> repost(RecvSlot& slot)
+    {
+        Sge sge = recv_buffer_->sge(conn_->pd().local_dma_lkey(), slot.index * kSlotSize, kSlotSize);
+        return conn_->qp().post_recv(slot.done, Span<const Sge>(&sge, 1));
+    }
+    void fail()
+    {
+        failed.fetch_add(1);
+        settled.fetch_add(1);
+    }
+
+    Path& path_;
+    u16 cid_;
+    UniquePtr<Connection> conn_;
+    UniquePtr<DmaBuffer> recv_buffer_;
+    RecvSlot slots_[kSlots];
+    u8 request_[rwire::kConnReqPrivateDataMax] = {};
+    size_t request_len_ = 0;
+};
+
+void RecvSlot::on_done(const WorkCompletion& wc)
+{
+    conn->on_received(*this, wc);
+}
+
+// A hostile client's path: up to kMaxConns connections with its own UUIDs,
+// one PD shared by them (the response buffer is written through any).
+class Path final : cxxrt::Pinned {
+public:
+    static constexpr u16 kMaxConns = 4;
+
+    Path(const SockAddr& server, u32 serial) : server_(server)
+    {
+        for (u32 i = 0; i < 16; ++i) {
+            sess_uuid.bytes[i] = u8(0x48 + i + serial * 3);
+            paths_uuid.bytes[i] = u8(0x90 + i * 5 + serial);
+        }
+        u64 now = kapi_ktime_ns();
+        cxxrt::copy_bytes(sess_uuid.bytes, &now, sizeof(now));
+        now ^= 0x5a5a5a5a5a5a5a5aull;
+        cxxrt::copy_bytes(paths_uuid.bytes + 8, &now, sizeof(now));
+    }
+    ~Path() { teardown(); }
+
+    // The CON_REQ a good client sends for connection cid.
+    rcodec::ConnReqFields good_request(u16 cid) const
+    {
+        rcodec::ConnReqFields fields;
+        fields.cid = cid;
+        fields.cid_num = cid_num;
+        fields.recon_cnt = 0;
+        fields.sess_uuid = sess_uuid;
+        fields.paths_uuid = paths_uuid;
+        fields.first_conn = cid == 0;
+        return fields;
+    }
+
+    // Connects conns_[slot] with the given private data; returns when the
+    // connect settled (established, rejected, failed) or timed out.
+    Observed connect_raw(u16 slot, ConstByteSpan private_data);
+    Result<void> connect_good(u16 cid)
+    {
+        u8 message[rwire::kConnReqPrivateDataMax];
+        auto built = rcodec::build_conn_req(ByteSpan(message), good_request(cid));
+        if (built.is_error())
+            return built.error();
+        Observed seen = connect_raw(cid, ConstByteSpan(message, built.value()));
+        return seen.kind == Observed::kEstablished ? Result<void>() : Error(cxxrt::err::kConnRefused);
+    }
+    Result<void> connect_all()
+    {
+        for (u16 cid = 0; cid < cid_num; ++cid)
+            CXXRT_TRY(connect_good(cid));
+        return {};
+    }
+
+    // Buffers and the response MR, on the PD of the connected device.
+    Result<void> make_buffers();
+    Result<RefPtr<ProtectionDomain>> pd_for(Device device)
+    {
+        if (!pd_)
+            pd_ = CXXRT_TRY(ProtectionDomain::create(Gfp::kernel(), device));
+        return pd_;
+    }
+
+    // Sends bytes as a plain SEND on connection cid.
+    Result<void> send(u16 cid, ConstByteSpan bytes);
+    // INFO_REQ/INFO_RSP; on success the chunks are known.
+    Result<void> info(StringView name);
+    // RDMA-writes bytes into chunk chunk_id with an immediate, on cid.
+    Result<void> write_chunk(u16 cid, u32 chunk_id, ConstByteSpan bytes, u32 imm);
+    // Zero-length RDMA write with an immediate (no chunk needed).
+    Result<void> write_imm_only(u16 cid, u32 imm);
+
+    // An RTRS READ: user header usr, one descriptor over our response
+    // buffer of desc_length bytes, flags. Uses a fresh chunk.
+    Result<void> rtrs_read(u16 cid, ConstByteSpan usr, u32 desc_length, u16 flags = 0);
+    // An RTRS WRITE of data_length bytes (pattern) and a user header.
+    Result<void> rtrs_write(u16 cid, u32 data_length, ConstByteSpan usr);
+
+    // Waits for the server's reaction on connection cid: an answer after
+    // answers_before, or the path closed.
+    Observed reaction(u16 cid, int answers_before, unsigned timeout_ms = kReactionMs);
+    int answers(u16 cid) const { return conns_[cid] ? conns_[cid]->answers.load() : 0; }
+    bool closed() const;
+
+    // RNBD over this path: SESS_INFO, OPEN, CLOSE.
+    Observed rnbd_sess_info();
+    Observed rnbd_open(StringView device_path, u8 access_mode, u32* device_id, u64* sectors);
+    Observed rnbd_close(u32 device_id);
+    Observed rnbd_io(const ncodec::IoFields& fields, const u8* raw_usr = nullptr, u32 raw_usr_len = 0);
+
+    void teardown();
+
+    Conn* conn(u16 cid) { return conns_[cid].get(); }
+    u32 next_chunk() { return chunk_counter_++ % queue_depth; }
+
+    rwire::Uuid sess_uuid{};
+    rwire::Uuid paths_uuid{};
+    u16 cid_num = 2;
+    u32 queue_depth = 0;
+    u32 chunk_size = 0;
+    rcodec::ChunkGeometry geometry{};
+    rcodec::SgEntry* chunks = nullptr;
+    u8* response = nullptr;  // CPU view of the response buffer after an answer
+
+private:
+    const SockAddr& server_;
+    UniquePtr<Conn> conns_[kMaxConns];
+    RefPtr<ProtectionDomain> pd_;
+    UniquePtr<DmaBuffer> send_buffer_;
+    UniquePtr<DmaBuffer> response_buffer_;
+    UniquePtr<MemoryRegion> response_mr_;
+    u32 chunk_counter_ = 0;
+};
+
+Result<void> Conn::on_addr_resolved(CmId& id)
+{
+    auto pd = CXXRT_TRY(path_.pd_for(id.device()));
+    ConnectionConfig config{};
+    config.qp.max_send_wr = 64 + 1;
+    config.qp.max_recv_wr = kSlots + 1;
+    config.qp.max_send_sge = 1;
+    config.qp.max_recv_sge = 1;
+    config.comp_vector = 0;
+    config.poll = PollContext::kSoftirq;
+    CXXRT_TRY(conn_->create_queues(Gfp::kernel(), cxxrt::move(pd), config));
+    recv_buffer_ = CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), id.device(), kSlots * kSlotSize, DmaDirection::kFromDevice));
+    for (u32 i = 0; i < kSlots; ++i)
+        CXXRT_TRY(repost(slots_[i]));
+    return id.resolve_route(int(kConnectMs));
+}
+
+void Conn::on_cm_event(CmId& id, const CmEvent& event)
+{
+    switch (event.type) {
+    case CmEventType::kAddrResolved:
+        if (on_addr_resolved(id).is_error())
+            fail();
+        break;
+    case CmEventType::kRouteResolved:
+        if (id.connect_from_handler(ConstByteSpan(request_, request_len_), 7, 7).is_error())
+            fail();
+        break;
+    case CmEventType::kEstablished: {
+        auto rsp = rcodec::decode_conn_rsp(event.private_data);
+        conn_rsp_valid = rsp.is_ok();
+        if (rsp.is_ok())
+            conn_rsp = rsp.value();
+        established.fetch_add(1);
+        settled.fetch_add(1);
+        break;
+    }
+    case CmEventType::kRejected: {
+        auto reason = rcodec::decode_conn_reject(event.private_data);
+        reject_errno = reason.is_ok() ? reason.value() : -cxxrt::err::kConnReset;
+        rejected.fetch_add(1);
+        settled.fetch_add(1);
+        break;
+    }
+    case CmEventType::kDisconnected:
+        // Answer the server's DREQ (our DREP) so its side finishes at once.
+        (void)id.disconnect();
+        disconnected.fetch_add(1);
+        break;
+    case CmEventType::kTimewaitExit:
+        break;
+    default:
+        log::info("# cid %u: CM event %s, status %d", unsigned(cid_), event.name(), event.status);
+        if (is_established())
+            disconnected.fetch_add(1);
+        else
+            fail();
+        break;
+    }
+    rtrs_hostile_wake();
+}
+
+void Conn::on_received(RecvSlot& slot, const WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        if (!wc.flushed())
+            receive_errors.fetch_add(1);
+        rtrs_hostile_wake();
+        return;
+    }
+    recv_buffer_->sync_for_cpu();
+    const u8* data = recv_buffer_->data() + slot.index * kSlotSize;
+    if (wc.has_imm()) {
+        u32 imm = wc.imm();
+        u32 type = rwire::imm_type_bits(imm);
+        if (type == u32(rwire::ImmType::kIoResponse) || type == u32(rwire::ImmType::kIoResponseInvalidate)) {
+            last_answer_imm = imm;
+            answers.fetch_add(1);
+        } else if (type == u32(rwire::ImmType::kHeartbeat)) {
+            heartbeats.fetch_add(1);
+            (void)conn_->qp().post_write_imm(nullptr, {}, RemoteBuffer{}, rwire::kHeartbeatAckImm, kUnsignaled);
+        } else {
+            other_imms.fetch_add(1);
+        }
+    } else {
+        last_send_length = cxxrt::min(wc.byte_len, kSlotSize);
+        cxxrt::copy_bytes(last_send_, data, last_send_length);
+        plain_sends.fetch_add(1);
+    }
+    (void)repost(slot);
+    rtrs_hostile_wake();
+}
+
+void Conn::teardown()
+{
+    if (!conn_)
+        return;
+    if (is_established() && disconnected.load() == 0) {
+        (void)conn_->cm_id().disconnect();
+        (void)wait_until([this] { return disconnected.load() > 0; }, kTeardownMs);
+    }
+    if (conn_->has_queues())
+        conn_->drain();
+    conn_.reset();
+    recv_buffer_.reset();
+}
+
+Observed Path::connect_raw(u16 slot, ConstByteSpan private_data)
+{
+    Observed seen;
+    if (slot >= kMaxConns) {
+        seen.kind = Observed::kSetupFailed;
+        return seen;
+    }
+    if (conns_[slot]) {
+        conns_[slot]->teardown();
+        conns_[slot].reset();
+    }
+    auto made = cxxrt::make_unique<Conn>(Gfp::kernel(), *this, slot);
+    if (made.is_error()) {
+        seen.kind = Observed::kSetupFailed;
+        return seen;
+    }
+    conns_[slot] = made.release_value();
+    Conn& c = *conns_[slot];
+    if (c.start(server_, private_data).is_error()) {
+        seen.kind = Observed::kSetupFailed;
+        return seen;
+    }
+    if (!wait_until([&c] { return c.settled.load() > 0; }, kConnectMs))
+        return seen;
+    if (c.rejected.load()) {
+        seen.kind = Observed::kRejected;
+        seen.value = c.reject_errno;
+    } else if (c.is_established()) {
+        seen.kind = Observed::kEstablished;
+    } else {
+        seen.kind = Observed::kSetupFailed;
+        seen.value = -1;
+    }
+    return seen;
+}
+
+Result<void> Path::make_buffers()
+{
+    if (send_buffer_)
+        return {};
+    if (!pd_ || !conns_[0] || !conns_[0]->is_established())
+        return Error(cxxrt::err::kNotConn);
+    Device device = pd_->device();
+    send_buffer_ = CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, kSendBufferSize, DmaDirection::kToDevice));
+    response_buffer_ =
+        CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, kResponseBufferSize, DmaDirection::kBidirectional));
+    response_mr_ = CXXRT_TRY(MemoryRegion::create(Gfp::kernel(), pd_, kResponseBufferSize / MemoryRegion::kPageSize));
+    CXXRT_TRY(response_mr_->map(*response_buffer_, 0, kResponseBufferSize));
+    Op reg;
+    CXXRT_TRY(response_mr_->post_register(conns_[0]->qp(), &reg.done, kLocalWrite | kRemoteWrite, kSignaled));
+    if (!reg.wait_ok(kConnectMs))
+        return Error(cxxrt::err::kIo);
+    response = response_buffer_->data();
+    return {};
+}
+
+Result<void> Path::send(u16 cid, ConstByteSpan bytes)
+{
+    CXXRT_TRY(make_buffers());
+    if (bytes.size() > kSendBufferSize || !conns_[cid])
+        return Error(cxxrt::err::kInval);
+    cxxrt::copy_bytes(send_buffer_->data(), bytes.data(), bytes.size());
+    send_buffer_->sync_for_device();
+    Sge sge = send_buffer_->sge(pd_->local_dma_lkey(), 0, bytes.size());
+    Op op;
+    CXXRT_TRY(conns_[cid]->qp().post_send(&op.done, Span<const Sge>(&sge, 1), kSignaled));
+    (void)op.wait_ok(kConnectMs);  // the server may close before it acknowledges
+    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    return {};
+}
+
+Result<void> Path::info(StringView name)
+{
+    u8 message[sizeof(rwire::InfoReq)];
+    size_t length = CXXRT_TRY(rcodec::build_info_req(ByteSpan(message), name));
+    Conn& service = *conns_[0];
+    int before = service.plain_sends.load();
+    CXXRT_TRY(send(0, ConstByteSpan(message, length)));
+    if (!wait_until([&] { return service.plain_sends.load() > before || closed(); }, kConnectMs) ||
+        service.plain_sends.load() == before)
+        return Error(cxxrt::err::kTimedOut);
+    if (!service.conn_rsp_valid)
+        return Error(cxxrt::err::kProto);
+    queue_depth = service.conn_rsp.queue_depth;
+    chunk_size = u32(service.conn_rsp.chunk_size());
+    rcodec::InfoRspLimits limits;
+    limits.queue_depth = queue_depth;
+    limits.chunk_size = chunk_size;
+    auto view = CXXRT_TRY(rcodec::decode_info_rsp(ConstByteSpan(service.last_send_, service.last_send_length), limits));
+    geometry = CXXRT_TRY(rcodec::make_chunk_geometry(queue_depth, chunk_size));
+    chunks = cxxrt::allocate_array<rcodec::SgEntry>(Gfp::kernel(), queue_depth);
+    if (!chunks)
+        return Error(cxxrt::err::kNoMem);
+    for (u32 i = 0; i < queue_depth; ++i)
+        chunks[i] = CXXRT_TRY(rcodec::info_rsp_chunk(view, chunk_size, i));
+    return {};
+}
+
+Result<void> Path::write_chunk(u16 cid, u32 chunk_id, ConstByteSpan bytes, u32 imm)
+{
+    CXXRT_TRY(make_buffers());
+    if (!chunks || chunk_id >= queue_depth || bytes.size() > kSendBufferSize || !conns_[cid])
+        return Error(cxxrt::err::kInval);
+    cxxrt::copy_bytes(send_buffer_->data(), bytes.data(), bytes.size());
+    send_buffer_->sync_for_device();
+    Sge sge = send_buffer_->sge(pd_->local_dma_lkey(), 0, bytes.size());
+    RemoteBuffer remote{chunks[chunk_id].addr, chunks[chunk_id].key};
+    Op op;
+    CXXRT_TRY(conns_[cid]->qp().post_write_imm(&op.done, Span<const Sge>(&sge, 1), remote, imm, kSignaled));
+    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    return {};
+}
+
+Result<void> Path::write_imm_only(u16 cid, u32 imm)
+{
+    if (!conns_[cid])
+        return Error(cxxrt::err::kInval);
+    Op op;
+    CXXRT_TRY(conns_[cid]->qp().post_write_imm(&op.done, {}, RemoteBuffer{}, imm, kSignaled));
+    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    return {};
+}
+
+Result<void> Path::rtrs_read(u16 cid, ConstByteSpan usr, u32 desc_length, u16 flags)
+{
+    CXXRT_TRY(make_buffers());
+    if (!chunks)
+        return Error(cxxrt::err::kNotConn);
+    u32 chunk_id = next_chunk();
+    auto plan = CXXRT_TRY(rcodec::plan_read(geometry, 0, u32(usr.size()), 1));
+    u8* bytes = cxxrt::allocate_array<u8>(Gfp::kernel(), plan.total);
+    if (!bytes)
+        return Error(cxxrt::err::kNoMem);
+    cxxrt::copy_bytes(bytes + plan.data_len, usr.data(), usr.size());
+    rcodec::SgEntry desc{response_mr_->iova(), response_mr_->rkey(), desc_length};
+    auto built = rcodec::build_rdma_read(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr.size()), flags,
+                                         Span<const rcodec::SgEntry>(&desc, 1));
+    Result<void> result;
+    if (built.is_error()) {
+        result = built.error();
+    } else {
+        auto imm = rcodec::encode_io_request_imm(geometry, chunk_id, plan.msg_offset);
+        result = imm.is_error() ? Result<void>(imm.error())
+                                : write_chunk(cid, chunk_id, ConstByteSpan(bytes, plan.total), imm.value());
+    }
+    cxxrt::free_array(bytes);
+    return result;
+}
+
+Result<void> Path::rtrs_write(u16 cid, u32 data_length, ConstByteSpan usr)
+{
+    CXXRT_TRY(make_buffers());
+    if (!chunks)
+        return Error(cxxrt::err::kNotConn);
+    u32 chunk_id = next_chunk();
+    auto plan = CXXRT_TRY(rcodec::plan_write(geometry, data_length, u32(usr.size())));
+    if (plan.total > kSendBufferSize)
+        return Error(cxxrt::err::kInval);
+    u8* bytes = cxxrt::allocate_array<u8>(Gfp::kernel(), plan.total);
+    if (!bytes)
+        return Error(cxxrt::err::kNoMem);
+    for (u32 i = 0; i < data_length; ++i)
+        bytes[i] = u8(i * 13 + 7);
+    cxxrt::copy_bytes(bytes + plan.data_len, usr.data(), usr.size());
+    auto built = rcodec::build_rdma_write(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr.size()));
+    Result<void> result;
+    if (built.is_error()) {
+        result = built.error();
+    } else {
+        auto imm = rcodec::encode_io_request_imm(geometry, chunk_id, plan.msg_offset);
+        result = imm.is_error() ? Result<void>(imm.error())
+                                : write_chunk(cid, chunk_id, ConstByteSpan(bytes, plan.total), imm.value());
+    }
+    cxxrt::free_array(bytes);
+    return result;
+}
+
+bool Path::closed() const
+{
+    for (const auto& c : conns_)
+        if (c && (c->disconnected.load() > 0 || c->receive_errors.load() > 0))
+            return true;
+    return false;
+}
+
+Observed Path::reaction(u16 cid, int answers_before, unsigned timeout_ms)
+{
+    Observed seen;
+    Conn* c = conns_[cid].get();
+    if (!c) {
+        seen.kind = Observed::kSetupFailed;
+        return seen;
+    }
+    (void)wait_until([&] { return c->answers.load() > answers_before || closed(); }, timeout_ms);
+    if (c->answers.load() > answers_before) {
+        int error = rwire::io_response_errno(rwire::imm_payload(c->last_answer_imm));
+        seen.kind = error ? Observed::kErrorAnswer : Observed::kOkAnswer;
+        seen.value = error;
+        if (!error && response_buffer_)
+            response_buffer_->sync_for_cpu();
+    } else if (closed()) {
+        seen.kind = Observed::kClosed;
+    }
+    return seen;
+}
+
+Observed Path::rnbd_sess_info()
+{
+    u8 usr[sizeof(nwire::SessInfoMsg)];
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    auto built = ncodec::build_sess_info(ByteSpan(usr));
+    if (built.is_error())
+        return seen;
+    int before = answers(1);
+    if (rtrs_read(1, ConstByteSpan(usr, built.value()), sizeof(nwire::SessInfoRspMsg)).is_error())
+        return seen;
+    return reaction(1, before);
+}
+
+Observed Path::rnbd_open(StringView device_path, u8 access_mode, u32* device_id, u64* sectors)
+{
+    u8 usr[sizeof(nwire::OpenMsg)];
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    auto built = ncodec::build_open(ByteSpan(usr), nwire::AccessMode::kReadWrite, device_path);
+    if (built.is_error())
+        return seen;
+    usr[__builtin_offsetof(nwire::OpenMsg, access_mode)] = access_mode;
+    int before = answers(1);
+    if (rtrs_read(1, ConstByteSpan(usr, built.value()), sizeof(nwire::OpenRspMsg)).is_error())
+        return seen;
+    seen = reaction(1, before);
+    if (seen.kind == Observed::kOkAnswer && device_id) {
+        auto rsp = ncodec::decode_open_rsp(ConstByteSpan(response, sizeof(nwire::OpenRspMsg)));
+        if (rsp.is_ok()) {
+            *device_id = rsp.value().device_id;
+            if (sectors)
+                *sectors = rsp.value().nsectors;
+        }
+    }
+    return seen;
+}
+
+Observed Path::rnbd_close(u32 device_id)
+{
+    u8 usr[sizeof(nwire::CloseMsg)];
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    auto built = ncodec::build_close(ByteSpan(usr), device_id);
+    if (built.is_error())
+        return seen;
+    int before = answers(1);
+    if (rtrs_write(1, 0, ConstByteSpan(usr, built.value())).is_error())
+        return seen;
+    return reaction(1, before);
+}
+
+Observed Path::rnbd_io(const ncodec::IoFields& fields, const u8* raw_usr, u32 raw_usr_len)
+{
+    u8 usr[sizeof(nwire::IoMsg)];
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    ConstByteSpan header;
+    if (raw_usr) {
+        header = ConstByteSpan(raw_usr, raw_usr_len);
+    } else {
+        auto built = ncodec::build_io(ByteSpan(usr), fields);
+        if (built.is_error())
+            return seen;
+        header = ConstByteSpan(usr, built.value());
+    }
+    int before = answers(1);
+    Result<void> sent;
+    u32 length = fields.bi_size;
+    bool is_write = fields.op != nwire::IoOp::kRead;
+    if (is_write)
+        sent = rtrs_write(1, cxxrt::min<u32>(length, 4096), header);
+    else
+        sent = rtrs_read(1, header, cxxrt::max<u32>(cxxrt::min<u32>(length, kResponseBufferSize), 512));
+    if (sent.is_error())
+        return seen;
+    return reaction(1, before);
+}
+
+void Path::teardown()
+{
+    for (auto& c : conns_)
+        if (c)
+            c->teardown();
+    response_mr_.reset();  // after the QPs: no WR uses it any more
+    for (auto& c : conns_)
+        c.reset();
+    send_buffer_.reset();
+    response_buffer_.reset();
+    pd_.reset();
+    cxxrt::free_array(chunks);
+    chunks = nullptr;
+}
+
+// ---- the cases ----
+
+struct Env {
+    SockAddr server;
+    const char* dir;
+    const char* blockdev;
+    unsigned flood;
+    u32 serial = 0;
+};
+
+struct Verdict {
+    bool pass;
+    Observed seen;
+};
+
+// The usual outcome expected of bad input: a reject, a close or an error.
+Verdict expect_refusal(const Observed& seen)
+{
+    return Verdict{seen.refused(), seen};
+}
+Verdict setup_failed(int step)
+{
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    seen.value = step;
+    return Verdict{false, seen};
+}
+
+// A path whose every connection is up, INFO done; optionally RNBD's
+// SESS_INFO done too.
+Result<UniquePtr<Path>> ready_path(Env& env, bool info, bool sess_info)
+{
+    auto path = CXXRT_TRY(cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial));
+    CXXRT_TRY(path->connect_all());
+    CXXRT_TRY(path->make_buffers());
+    if (!info)
+        return path;
+    char name[32];
+    Text(name, sizeof(name)).append("hostile-").number(env.serial);
+    CXXRT_TRY(path->info(StringView(name)));
+    if (sess_info && path->rnbd_sess_info().kind != Observed::kOkAnswer)
+        return Error(cxxrt::err::kProto);
+    return path;
+}
+
+#define READY_PATH(var, info, sess_info)                    \
+    auto var##_made = ready_path(env, info, sess_info);     \
+    if (var##_made.is_error())                              \
+        return setup_failed(var##_made.to_errno());         \
+    UniquePtr<Path> var = var##_made.release_value()
+
+// CON_REQ with one field patched after a good build.
+Verdict con_req_patched(Env& env, void (*patch)(rwire::ConnReq&))
+{
+    Path path(env.server, ++env.serial);
+    rwire::ConnReq request{};
+    auto built = rcodec::build_conn_req(ByteSpan(reinterpret_cast<u8*>(&request), sizeof(request)),
+                                        path.good_request(0));
+    if (built.is_error())
+        return setup_failed(1);
+    patch(request);
+    return expect_refusal(path.connect_raw(0, ConstByteSpan(reinterpret_cast<u8*>(&request), sizeof(request))));
+}
+
+Verdict con_req_bad_magic(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) { r.magic.set(0xdead); });
+}
+Verdict con_req_bad_version(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) { r.version.set(u16((3 << 8) | 0)); });
+}
+Verdict con_req_cid_not_below_cid_num(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) { r.cid.set(2); });
+}
+Verdict con_req_cid_num_zero(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) {
+        r.cid_num.set(0);
+        r.cid.set(0);
+    });
+}
+Verdict con_req_cid_num_huge(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) { r.cid_num.set(65535); });
+}
+Verdict con_req_unknown_session_not_first(Env& env)
+{
+    return con_req_patched(env, [](rwire::ConnReq& r) { r.flags = 0; });
+}
+
+Verdict con_req_duplicate_cid(Env& env)
+{
+    Path path(env.server, ++env.serial);
+    if (path.connect_good(0).is_error())
+        return setup_failed(1);
+    u8 message[rwire::kConnReqPrivateDataMax];
+    auto request = path.good_request(0);
+    request.first_conn = false;
+    auto built = rcodec::build_conn_req(ByteSpan(message), request);
+    if (built.is_error())
+        return setup_failed(2);
+    // Second connection with cid 0 on the same path, in another slot.
+    Observed seen = path.connect_raw(2, ConstByteSpan(message, built.value()));
+    if (seen.kind == Observed::kEstablished) {
+        (void)wait_until([&path] { return path.closed(); }, kReactionMs);
+        if (path.closed())
+            seen.kind = Observed::kClosed;
+    }
+    return expect_refusal(seen);
+}
+
+Verdict con_req_cid_num_changes(Env& env)
+{
+    Path path(env.server, ++env.serial);
+    if (path.connect_good(0).is_error())
+        return setup_failed(1);
+    u8 message[rwire::kConnReqPrivateDataMax];
+    auto request = path.good_request(1);
+    request.cid_num = 3;
+    auto built = rcodec::build_conn_req(ByteSpan(message), request);
+    if (built.is_error())
+        return setup_failed(2);
+    return expect_refusal(path.connect_raw(1, ConstByteSpan(message, built.value())));
+}
+
+Verdict info_req_twice(Env& env)
+{
+    READY_PATH(path, true, false);
+    u8 message[sizeof(rwire::InfoReq)];
+    char name[32];
+    Text(name, sizeof(name)).append("hostile-").number(env.serial);
+    auto length = rcodec::build_info_req(ByteSpan(message), StringView(name));
+    if (length.is_error())
+        return setup_failed(10);
+    int before = path->conn(0)->plain_sends.load();
+    if (path->send(0, ConstByteSpan(message, length.value())).is_error())
+        return setup_failed(11);
+    Conn& service = *path->conn(0);
+    (void)wait_until([&] { return service.plain_sends.load() > before || path->closed(); }, kReactionMs);
+    Observed seen;
+    if (path->closed())
+        seen.kind = Observed::kClosed;
+    else if (service.plain_sends.load() > before)
+        seen.kind = Observed::kOkAnswer;  // a second INFO_RSP
+    return expect_refusal(seen);
+}
+
+// An INFO_REQ-like SEND of the given bytes on connection cid.
+Verdict info_send(Env& env, u16 cid, ConstByteSpan bytes)
+{
+    READY_PATH(path, false, false);
+    Conn& c = *path->conn(cid);
+    int before = c.plain_sends.load();
+    if (path->send(cid, bytes).is_error())
+        return setup_failed(10);
+    (void)wait_until([&] { return c.plain_sends.load() > before || path->closed(); }, kReactionMs);
+    Observed seen;
+    if (path->closed())
+        seen.kind = Observed::kClosed;
+    else if (c.plain_sends.load() > before)
+        seen.kind = Observed::kOkAnswer;
+    return expect_refusal(seen);
+}
+
+Verdict info_req_too_short(Env& env)
+{
+    u8 message[1] = {0};
+    return info_send(env, 0, ConstByteSpan(message, 1));
+}
+Verdict info_req_too_long(Env& env)
+{
+    // Longer than any receive buffer the server may post for INFO_REQ.
+    static constexpr u32 kLength = 12000;
+    u8* message = cxxrt::allocate_array<u8>(Gfp::kernel(), kLength);
+    if (!message)
+        return setup_failed(1);
+    auto built = rcodec::build_info_req(ByteSpan(message, kLength), "hostile-long");
+    Verdict verdict = built.is_error() ? setup_failed(2) : info_send(env, 0, ConstByteSpan(message, kLength));
+    cxxrt::free_array(message);
+    return verdict;
+}
+Verdict info_req_name_without_nul(Env& env)
+{
+    u8 message[sizeof(rwire::InfoReq)];
+    cxxrt::fill_bytes(message, 'a', sizeof(message));
+    message[0] = u8(rwire::MsgType::kInfoReq);
+    message[1] = 0;
+    return info_send(env, 0, ConstByteSpan(message, sizeof(message)));
+}
+Verdict info_req_name_with_slash(Env& env)
+{
+    u8 message[sizeof(rwire::InfoReq)] = {};
+    message[0] = u8(rwire::MsgType::kInfoReq);
+    cxxrt::copy_bytes(message + 2, "../evil", 7);
+    return info_send(env, 0, ConstByteSpan(message, sizeof(message)));
+}
+Verdict info_req_wrong_type(Env& env)
+{
+    u8 message[sizeof(rwire::InfoReq)];
+    auto built = rcodec::build_info_req(ByteSpan(message), "hostile-type");
+    if (built.is_error())
+        return setup_failed(1);
+    message[0] = u8(rwire::MsgType::kRkeyRsp);
+    return info_send(env, 0, ConstByteSpan(message, built.value()));
+}
+Verdict info_req_on_io_connection(Env& env)
+{
+    u8 message[sizeof(rwire::InfoReq)];
+    auto built = rcodec::build_info_req(ByteSpan(message), "hostile-ioconn");
+    if (built.is_error())
+        return setup_failed(1);
+    return info_send(env, 1, ConstByteSpan(message, built.value()));
+}
+
+Verdict io_before_info(Env& env)
+{
+    READY_PATH(path, false, false);
+    int before = path->answers(1);
+    // Chunk 0, offset 0: the server has published no chunk yet.
+    if (path->write_imm_only(1, rwire::make_imm(rwire::ImmType::kIoRequest, 0)).is_error())
+        return setup_failed(10);
+    return expect_refusal(path->reaction(1, before));
+}
+
+Verdict io_on_service_connection(Env& env)
+{
+    READY_PATH(path, true, false);
+    u8 usr[sizeof(nwire::SessInfoMsg)];
+    auto built = ncodec::build_sess_info(ByteSpan(usr));
+    if (built.is_error())
+        return setup_failed(10);
+    int before = path->answers(0);
+    if (path->rtrs_read(0, ConstByteSpan(usr, built.value()), sizeof(nwire::SessInfoRspMsg)).is_error())
+        return setup_failed(11);
+    return expect_refusal(path->reaction(0, before));
+}
+
+// A raw chunk message placed at offset with an immediate built from
+// (chunk_id, offset) without the codec's range checks.
+// chunk_id_override: the id the immediate names (0: the chunk written).
+Verdict io_raw(Env& env, u32 chunk_id_override, u32 imm_offset, ConstByteSpan message, u32 message_offset)
+{
+    READY_PATH(path, true, false);
+    u32 chunk_id = path->next_chunk();
+    u32 bytes_length = message_offset + u32(message.size());
+    u8* bytes = cxxrt::allocate_array<u8>(Gfp::kernel(), bytes_length ? bytes_length : 1);
+    if (!bytes)
+        return setup_failed(10);
+    cxxrt::copy_bytes(bytes + message_offset, message.data(), message.size());
+    u32 imm = rwire::make_imm(rwire::ImmType::kIoRequest,
+                              rwire::io_request_payload(path->queue_depth, chunk_id_override ? chunk_id_override : chunk_id, imm_offset));
+    int before = path->answers(1);
+    auto written = path->write_chunk(1, chunk_id, ConstByteSpan(bytes, bytes_length), imm);
+    cxxrt::free_array(bytes);
+    if (written.is_error())
+        return setup_failed(11);
+    return expect_refusal(path->reaction(1, before));
+}
+
+Verdict io_imm_chunk_out_of_range(Env& env)
+{
+    u8 message[sizeof(rwire::RdmaWrite)] = {u8(rwire::MsgType::kWrite), 0, 0, 0};
+    // The immediate names chunk queue_depth (one past the last), which the
+    // id bits can express when the depth is not a power of two.
+    READY_PATH(path, true, false);
+    u32 depth = path->queue_depth;
+    path.reset();
+    if (rwire::io_request_chunk_id(depth, rwire::io_request_payload(depth, depth, 0)) != depth) {
+        log::info("# queue depth %u: every chunk id the immediate can carry is valid", depth);
+        return setup_failed(30);
+    }
+    return io_raw(env, depth, 0, ConstByteSpan(message, sizeof(message)), 0);
+}
+Verdict io_imm_offset_out_of_range(Env& env)
+{
+    u8 message[sizeof(rwire::RdmaWrite)] = {u8(rwire::MsgType::kWrite), 0, 0, 0};
+    READY_PATH(path, true, false);
+    u32 size = path->chunk_size;
+    path.reset();
+    return io_raw(env, 0, size + 16, ConstByteSpan(message, sizeof(message)), 0);
+}
+Verdict io_message_past_chunk_end(Env& env)
+{
+    // The message starts 2 bytes before the chunk's end: its header does not fit.
+    u8 message[sizeof(rwire::RdmaWrite)] = {u8(rwire::MsgType::kWrite), 0, 0, 0};
+    READY_PATH(path, true, false);
+    u32 size = path->chunk_size;
+    path.reset();
+    return io_raw(env, 0, size - 2, ConstByteSpan(message, 0), 0);
+}
+Verdict io_unknown_message_type(Env& env)
+{
+    u8 message[8] = {9, 0, 0, 0, 0, 0, 0, 0};
+    return io_raw(env, 0, 64, ConstByteSpan(message, sizeof(message)), 64);
+}
+Verdict io_usr_len_too_large(Env& env)
+{
+    // WRITE at offset 64 claiming a 1000-byte user header.
+    u8 message[sizeof(rwire::RdmaWrite)] = {u8(rwire::MsgType::kWrite), 0, u8(1000 & 0xff), u8(1000 >> 8)};
+    return io_raw(env, 0, 64, ConstByteSpan(message, sizeof(message)), 64);
+}
+
+// A READ message at offset 64 with the given header fields and one
+// descriptor (addr, key, len) placed after it.
+Verdict io_read_fields(Env& env, u16 sg_cnt, u16 flags, u32 desc_len, bool garbage_key)
+{
+    READY_PATH(path, true, false);
+    u8 message[sizeof(rwire::RdmaReadHeader) + sizeof(rwire::SgDesc)] = {};
+    rwire::RdmaReadHeader header{};
+    header.type.set(u16(rwire::MsgType::kRead));
+    header.usr_len.set(0);
+    header.flags.set(flags);
+    header.sg_cnt.set(sg_cnt);
+    cxxrt::copy_bytes(message, &header, sizeof(header));
+    rwire::SgDesc desc{};
+    desc.addr.set(0x1000);
+    desc.key.set(garbage_key ? 0x00abcdefu : 0u);
+    desc.len.set(desc_len);
+    cxxrt::copy_bytes(message + sizeof(header), &desc, sizeof(desc));
+    u32 depth = path->queue_depth;
+    (void)depth;
+    path.reset();
+    return io_raw(env, 0, 64, ConstByteSpan(message, sizeof(message)), 64);
+}
+Verdict io_read_sg_cnt_two(Env& env)
+{
+    return io_read_fields(env, 2, 0, 512, true);
+}
+Verdict io_read_sg_cnt_huge(Env& env)
+{
+    return io_read_fields(env, 0xffff, 0, 512, true);
+}
+Verdict io_read_desc_len_zero(Env& env)
+{
+    return io_read_fields(env, 1, 0, 0, true);
+}
+Verdict io_read_desc_len_too_large(Env& env)
+{
+    return io_read_fields(env, 1, 0, 0x7fffffff, true);
+}
+Verdict io_read_unknown_flags(Env& env)
+{
+    return io_read_fields(env, 1, 0x80, 512, true);
+}
+Verdict io_read_desc_bad_rkey(Env& env)
+{
+    // A well-formed SESS_INFO read whose descriptor names a key we never
+    // registered: the server's RDMA write must fail without harm to it.
+    READY_PATH(path, true, false);
+    u8 usr[sizeof(nwire::SessInfoMsg)];
+    auto built = ncodec::build_sess_info(ByteSpan(usr));
+    if (built.is_error())
+        return setup_failed(10);
+    u32 chunk_id = path->next_chunk();
+    auto plan = rcodec::plan_read(path->geometry, 0, u32(built.value()), 1);
+    if (plan.is_error())
+        return setup_failed(11);
+    u8 bytes[256] = {};
+    cxxrt::copy_bytes(bytes, usr, built.value());
+    rcodec::SgEntry desc{0x10000, 0x00abcd00u, 64};
+    if (rcodec::build_rdma_read(ByteSpan(bytes + plan.value().msg_offset, plan.value().msg_len), u16(built.value()), 0,
+                                Span<const rcodec::SgEntry>(&desc, 1))
+            .is_error())
+        return setup_failed(12);
+    auto imm = rcodec::encode_io_request_imm(path->geometry, chunk_id, plan.value().msg_offset);
+    if (imm.is_error())
+        return setup_failed(13);
+    int before = path->answers(1);
+    if (path->write_chunk(1, chunk_id, ConstByteSpan(bytes, plan.value().total), imm.value()).is_error())
+        return setup_failed(14);
+    return expect_refusal(path->reaction(1, before));
+}
+Verdict io_imm_unknown_type(Env& env)
+{
+    READY_PATH(path, true, false);
+    int before = path->answers(1);
+    if (path->write_imm_only(1, rwire::make_imm(rwire::ImmType(5), 0x1234)).is_error())
+        return setup_failed(10);
+    return expect_refusal(path->reaction(1, before));
+}
+
+// ---- RNBD over a good RTRS path ----
+
+Verdict rnbd_unknown_message_type(Env& env)
+{
+    READY_PATH(path, true, true);
+    u8 usr[sizeof(nwire::IoMsg)] = {9, 0};
+    ncodec::IoFields fields;
+    fields.bi_size = 512;
+    return expect_refusal(path->rnbd_io(fields, usr, sizeof(usr)));
+}
+
+ncodec::IoFields read_io(u32 device_id, u64 sector, u32 bi_size)
+{
+    ncodec::IoFields fields;
+    fields.device_id = device_id;
+    fields.sector = sector;
+    fields.op = nwire::IoOp::kRead;
+    fields.bi_size = bi_size;
+    return fields;
+}
+
+Verdict rnbd_io_unknown_device(Env& env)
+{
+    READY_PATH(path, true, true);
+    return expect_refusal(path->rnbd_io(read_io(4242, 0, 4096)));
+}
+
+// Opens the block device on a ready path; device id and size out.
+#define OPEN_BLOCKDEV(path, id, sectors)                                                                  \
+    u32 id = 0;                                                                                         \
+    u64 sectors = 0;                                                                                    \
+    do {                                                                                                \
+        Observed opened = path->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), \
+                                          &id, &sectors);                                               \
+        if (opened.kind != Observed::kOkAnswer)                                                         \
+            return setup_failed(20);                                                                    \
+    } while (0)
+
+Verdict rnbd_io_closed_device(Env& env)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    if (path->rnbd_close(id).kind != Observed::kOkAnswer)
+        return setup_failed(21);
+    return expect_refusal(path->rnbd_io(read_io(id, 0, 4096)));
+}
+
+Verdict rnbd_io_sector_wrap(Env& env)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    return expect_refusal(path->rnbd_io(read_io(id, ~0ull - 3, 4096)));
+}
+Verdict rnbd_io_beyond_end(Env& env)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    return expect_refusal(path->rnbd_io(read_io(id, sectors, 4096)));
+}
+Verdict rnbd_io_straddles_end(Env& env)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    return expect_refusal(path->rnbd_io(read_io(id, sectors - 1, 4096)));
+}
+
+// An IO message built right, then one 32-bit/16-bit field patched.
+Verdict rnbd_io_patched(Env& env, u32 rw, u16 prio, u32 bi_size)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    ncodec::IoFields fields = read_io(id, 0, 4096);
+    u8 usr[sizeof(nwire::IoMsg)];
+    auto built = ncodec::build_io(ByteSpan(usr), fields);
+    if (built.is_error())
+        return setup_failed(22);
+    nwire::IoMsg msg;
+    cxxrt::copy_bytes(&msg, usr, sizeof(msg));
+    msg.rw.set(rw);
+    msg.prio.set(prio);
+    msg.bi_size.set(bi_size);
+    cxxrt::copy_bytes(usr, &msg, sizeof(msg));
+    fields.bi_size = bi_size;
+    return expect_refusal(path->rnbd_io(fields, usr, sizeof(usr)));
+}
+Verdict rnbd_io_unknown_op(Env& env)
+{
+    return rnbd_io_patched(env, 9, 0, 4096);
+}
+Verdict rnbd_io_unknown_flags(Env& env)
+{
+    return rnbd_io_patched(env, u32(nwire::IoOp::kRead) | (1u << 20), 0, 4096);
+}
+Verdict rnbd_io_bad_prio_class(Env& env)
+{
+    return rnbd_io_patched(env, u32(nwire::IoOp::kRead), u16(7u << 13), 4096);
+}
+Verdict rnbd_io_realtime_prio(Env& env)
+{
+    // IOPRIO_CLASS_RT, level 0: only an administrator may allow it.
+    return rnbd_io_patched(env, u32(nwire::IoOp::kRead), u16(1u << 13), 4096);
+}
+Verdict rnbd_io_size_not_sector_multiple(Env& env)
+{
+    return rnbd_io_patched(env, u32(nwire::IoOp::kRead), 0, 4097);
+}
+Verdict rnbd_io_size_zero(Env& env)
+{
+    return rnbd_io_patched(env, u32(nwire::IoOp::kRead), 0, 0);
+}
+Verdict rnbd_io_write_size_mismatch(Env& env)
+{
+    // A WRITE whose bi_size claims more than the data the transport carried.
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    ncodec::IoFields fields = read_io(id, 0, 8192);
+    fields.op = nwire::IoOp::kWrite;
+    u8 usr[sizeof(nwire::IoMsg)];
+    auto built = ncodec::build_io(ByteSpan(usr), fields);
+    if (built.is_error())
+        return setup_failed(22);
+    int before = path->answers(1);
+    if (path->rtrs_write(1, 4096, ConstByteSpan(usr, built.value())).is_error())
+        return setup_failed(23);
+    return expect_refusal(path->reaction(1, before));
+}
+
+Verdict rnbd_open_bad_access_mode(Env& env)
+{
+    READY_PATH(path, true, true);
+    return expect_refusal(path->rnbd_open(StringView(env.blockdev), 9, nullptr, nullptr));
+}
+
+// OPEN of <dir>/<leaf> (or of leaf itself when it is absolute).
+Verdict rnbd_open_object(Env& env, const char* leaf)
+{
+    READY_PATH(path, true, true);
+    char name[200];
+    Text text(name, sizeof(name));
+    if (leaf[0] != '/')
+        text.append(env.dir).append("/");
+    text.append(leaf);
+    u64 start = kapi_ktime_ns();
+    u32 id = 0;
+    Observed seen = path->rnbd_open(StringView(name), u8(nwire::AccessMode::kReadOnly), &id, nullptr);
+    u64 elapsed_ms = (kapi_ktime_ns() - start) / 1000000;
+    log::info("# OPEN %s: %llu ms", name, (unsigned long long)elapsed_ms);
+    if (seen.kind == Observed::kOkAnswer)
+        (void)path->rnbd_close(id);
+    Verdict verdict = expect_refusal(seen);
+    if (elapsed_ms >= 1000)
+        verdict.pass = false;
+    return verdict;
+}
+Verdict rnbd_open_regular_file(Env& env)
+{
+    return rnbd_open_object(env, "file");
+}
+Verdict rnbd_open_fifo(Env& env)
+{
+    return rnbd_open_object(env, "fifo");
+}
+Verdict rnbd_open_socket(Env& env)
+{
+    return rnbd_open_object(env, "sock");
+}
+Verdict rnbd_open_directory(Env& env)
+{
+    return rnbd_open_object(env, "dir");
+}
+Verdict rnbd_open_char_device_zero(Env& env)
+{
+    return rnbd_open_object(env, "/dev/zero");
+}
+Verdict rnbd_open_char_device_null(Env& env)
+{
+    return rnbd_open_object(env, "/dev/null");
+}
+
+// Many sessions from one client, each a path with its connections up and
+// INFO done (chunk memory allocated and registered). The server must
+// refuse some of them (its session limit) and stay healthy.
+Verdict flood_sessions(Env& env)
+{
+    Observed seen;
+    u32 count = env.flood;
+    UniquePtr<Path>* paths = cxxrt::allocate_array<UniquePtr<Path>>(Gfp::kernel(), count);
+    if (!paths)
+        return setup_failed(1);
+    for (u32 i = 0; i < count; ++i)
+        new (&paths[i]) UniquePtr<Path>();
+    u32 accepted = 0, refused = 0;
+    for (u32 i = 0; i < count; ++i) {
+        auto made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
+        if (made.is_error())
+            break;
+        paths[i] = made.release_value();
+        auto up = paths[i]->connect_all();
+        char name[32];
+        Text(name, sizeof(name)).append("flood-").number(env.serial);
+        if (up.is_ok())
+            up = paths[i]->info(StringView(name));
+        if (up.is_ok())
+            ++accepted;
+        else
+            ++refused;
+    }
+    log::info("# flood: %u sessions asked, %u accepted, %u refused", count, accepted, refused);
+    for (u32 i = 0; i < count; ++i)
+        paths[i].~UniquePtr();
+    cxxrt::free_array(paths);
+    seen.kind = refused ? Observed::kRejected : Observed::kEstablished;
+    seen.value = int(refused);
+    return Verdict{refused > 0, seen};
+}
+
+struct Case {
+    const char* name;
+    Verdict (*run)(Env& env);
+};
+
+constexpr Case kServerCases[] = {
+    {"con_req_bad_magic", con_req_bad_magic},
+    {"con_req_bad_version", con_req_bad_version},
+    {"con_req_cid_not_below_cid_num", con_req_cid_not_below_cid_num},
+    {"con_req_cid_num_zero", con_req_cid_num_zero},
+    {"con_req_cid_num_huge", con_req_cid_num_huge},
+    {"con_req_unknown_session_not_first", con_req_unknown_session_not_first},
+    {"con_req_duplicate_cid", con_req_duplicate_cid},
+    {"con_req_cid_num_changes", con_req_cid_num_changes},
+    {"info_req_twice", info_req_twice},
+    {"info_req_too_short", info_req_too_short},
+    {"info_req_too_long", info_req_too_long},
+    {"info_req_name_without_nul", info_req_name_without_nul},
+    {"info_req_name_with_slash", info_req_name_with_slash},
+    {"info_req_wrong_type", info_req_wrong_type},
+    {"info_req_on_io_connection", info_req_on_io_connection},
+    {"io_before_info", io_before_info},
+    {"io_on_service_connection", io_on_service_connection},
+    {"io_imm_chunk_out_of_range", io_imm_chunk_out_of_range},
+    {"io_imm_offset_out_of_range", io_imm_offset_out_of_range},
+    {"io_message_past_chunk_end", io_message_past_chunk_end},
+    {"io_unknown_message_type", io_unknown_message_type},
+    {"io_usr_len_too_large", io_usr_len_too_large},
+    {"io_read_sg_cnt_two", io_read_sg_cnt_two},
+    {"io_read_sg_cnt_huge", io_read_sg_cnt_huge},
+    {"io_read_desc_len_zero", io_read_desc_len_zero},
+    {"io_read_desc_len_too_large", io_read_desc_len_too_large},
+    {"io_read_unknown_flags", io_read_unknown_flags},
+    {"io_read_desc_bad_rkey", io_read_desc_bad_rkey},
+    {"io_imm_unknown_type", io_imm_unknown_type},
+    {"rnbd_unknown_message_type", rnbd_unknown_message_type},
+    {"rnbd_io_unknown_device", rnbd_io_unknown_device},
+    {"rnbd_io_closed_device", rnbd_io_closed_device},
+    {"rnbd_io_sector_wrap", rnbd_io_sector_wrap},
+    {"rnbd_io_beyond_end", rnbd_io_beyond_end},
+    {"rnbd_io_straddles_end", rnbd_io_straddles_end},
+    {"rnbd_io_unknown_op", rnbd_io_unknown_op},
+    {"rnbd_io_unknown_flags", rnbd_io_unknown_flags},
+    {"rnbd_io_bad_prio_class", rnbd_io_bad_prio_class},
+    {"rnbd_io_realtime_prio", rnbd_io_realtime_prio},
+    {"rnbd_io_size_not_sector_multiple", rnbd_io_size_not_sector_multiple},
+    {"rnbd_io_size_zero", rnbd_io_size_zero},
+    {"rnbd_io_write_size_mismatch", rnbd_io_write_size_mismatch},
+    {"rnbd_open_bad_access_mode", rnbd_open_bad_access_mode},
+    {"rnbd_open_regular_file", rnbd_open_regular_file},
+    {"rnbd_open_fifo", rnbd_open_fifo},
+    {"rnbd_open_socket", rnbd_open_socket},
+    {"rnbd_open_directory", rnbd_open_directory},
+    {"rnbd_open_char_device_zero", rnbd_open_char_device_zero},
+    {"rnbd_open_char_device_null", rnbd_open_char_device_null},
+    {"flood_sessions", flood_sessions},
+};
+
+// True when name is an element of the comma-separated list.
+bool listed(const char* list, const char* name)
+{
+    StringView wanted(name);
+    const char* p = list;
+    while (p && *p) {
+        const char* end = p;
+        while (*end && *end != ',')
+            ++end;
+        if (StringView(p, size_t(end - p)) == wanted)
+            return true;
+        p = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+}  // namespace
+
+extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
+                                const char* dir, const char* blockdev, unsigned int flood) noexcept
+{
+    int rc = cxxrt_module_init();
+    if (rc)
+        return rc;
+    u8 ip[4] = {ipv4[0], ipv4[1], ipv4[2], ipv4[3]};
+    auto address = SockAddr::ipv4(ip, port);
+    if (address.is_error()) {
+        (void)cxxrt_module_exit();
+        return address.to_errno();
+    }
+    auto env_made = cxxrt::make_unique<Env>(Gfp::kernel());
+    if (env_made.is_error()) {
+        (void)cxxrt_module_exit();
+        return env_made.to_errno();
+    }
+    UniquePtr<Env> env = env_made.release_value();
+    env->server = address.value();
+    env->dir = dir;
+    env->blockdev = blockdev;
+    env->flood = flood;
+    int failed = 0, run = 0;
+    for (const Case& c : kServerCases) {
+        if (only && *only && !listed(only, c.name))
+            continue;
+        if (c.run == flood_sessions && flood == 0)
+            continue;  // only when asked for, with its own server settings
+        if (listed(skip, c.name)) {
+            log::info("case %s: skip", c.name);
+            continue;
+        }
+        log::info("# case %s: start", c.name);
+        Verdict verdict = c.run(*env);
+        char observed[96];
+        verdict.seen.describe(observed, sizeof(observed));
+        log::info("case %s: %s (%s)", c.name, verdict.pass ? "pass" : "fail", observed);
+        ++run;
+        if (!verdict.pass)
+            ++failed;
+        // Let the server finish closing what the case left behind.
+        rtrs_hostile_sleep_ms(200);
+    }
+    env.reset();
+    log::info("# hostile: %d cases run, %d failed, %lld objects live", run, failed,
+              (long long)cxxrt::live_allocations());
+    return 0;
+}

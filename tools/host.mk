@@ -40,19 +40,22 @@ FUZZ_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -g -O1 -fno-exceptions 
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINARIES := $(foreach f,$(FUZZ_TARGETS),$(BUILD)/fuzz/$(basename $(notdir $(f))))
 
-$(BUILD)/fuzz/%: $(FUZZ_TARGETS) $(HOST_SOURCES) $(HOST_SUPPORT)
+# Each fuzzer compiles and links its sources in one step, so there are no
+# per-object dependency files: any header may change what it tests.
+FUZZ_HEADERS := $(shell find cxxrt rtrs rnbd include -name '*.hpp' -o -name '*.h')
+
+# The target's own source only (the stem is the fuzzer's name).
+fuzz_source = $(filter %/$(1).cpp,$(FUZZ_TARGETS))
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: $$(call fuzz_source,$$*) $(HOST_SOURCES) $(HOST_SUPPORT) $(FUZZ_HEADERS)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZCXX $@"
-	@$(FUZZ_CXX) $(FUZZ_FLAGS) -o $@ $(filter %/$*.cpp,$(FUZZ_TARGETS)) $(HOST_SOURCES) $(HOST_SUPPORT)
+	@$(FUZZ_CXX) $(FUZZ_FLAGS) -o $@ $(filter %.cpp,$^)
 
 fuzz-build: $(FUZZ_BINARIES)
 
-# Each target runs for FUZZ_SECONDS from an empty corpus; a crash fails.
+# Each target runs for FUZZ_SECONDS, from its saved corpus under
+# $(BUILD)/corpus; a crash or a violated oracle fails. Prints executions and
+# executions per second for each target (tools/fuzz.sh).
 fuzz: $(FUZZ_BINARIES)
-	@for f in $(FUZZ_BINARIES); do \
-		mkdir -p $(BUILD)/corpus/$$(basename $$f); \
-		echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/corpus/$$(basename $$f) \
-			> $(BUILD)/fuzz/$$(basename $$f).log 2>&1 || { tail -30 $(BUILD)/fuzz/$$(basename $$f).log; exit 1; }; \
-		grep -h "stat::number_of_executed_units" $(BUILD)/fuzz/$$(basename $$f).log; \
-	done
+	@tools/fuzz.sh $(FUZZ_SECONDS) $(BUILD) $(FUZZ_TARGETS)

@@ -1,17 +1,12 @@
 // libFuzzer target: every RNBD message decoder. Input: 1 byte of limits
 // selection, 4 bytes data_len, then the user header.
+#include "cxxrt/tests/fuzz/fuzz-support.hpp"
 #include "rnbd/rnbd-codec.hpp"
 
 using namespace rnbd;
 using namespace rnbd::codec;
 
 namespace {
-
-void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
 
 constinit unsigned char g_out[264];
 
@@ -32,41 +27,41 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
 {
     auto type = decode_type(in);
     if (type)
-        check(u16(type.value()) < wire::kMsgTypeCount);
+        FUZZ_CHECK(u16(type.value()) < wire::kMsgTypeCount);
 
     if (auto r = decode_sess_info(in)) {
-        check(r.value().ver >= 1 && r.value().negotiated <= wire::kVersionMajor);
-        check(build_sess_info(ByteSpan(g_out, 36), r.value().ver).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
+        FUZZ_CHECK(r.value().ver >= 1 && r.value().negotiated <= wire::kVersionMajor);
+        FUZZ_CHECK(build_sess_info(ByteSpan(g_out, 36), r.value().ver).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
     }
     if (auto r = decode_sess_info_rsp(in)) {
-        check(r.value() >= 1 && r.value() <= wire::kVersionMajor);
-        check(build_sess_info_rsp(ByteSpan(g_out, 36), r.value()).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
+        FUZZ_CHECK(r.value() >= 1 && r.value() <= wire::kVersionMajor);
+        FUZZ_CHECK(build_sess_info_rsp(ByteSpan(g_out, 36), r.value()).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
     }
     if (auto r = decode_open(in)) {
         const OpenView v = r.value();
-        check(u8(v.access_mode) < wire::kAccessModeCount);
-        check(v.dev_name.length() >= 1 && v.dev_name.length() < wire::kNameMax);
-        check(!v.dev_name.contains('\0') && !has_dotdot_component(v.dev_name));
-        check(v.dev_name.data() == reinterpret_cast<const char*>(in.data()) + 6);
-        check(build_open(ByteSpan(g_out, 264), v.access_mode, v.dev_name, v.io_mode).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
-        check(__builtin_memcmp(g_out + 6, in.data() + 6, v.dev_name.length() + 1) == 0);
+        FUZZ_CHECK(u8(v.access_mode) < wire::kAccessModeCount);
+        FUZZ_CHECK(v.dev_name.length() >= 1 && v.dev_name.length() < wire::kNameMax);
+        FUZZ_CHECK(!v.dev_name.contains('\0') && !has_dotdot_component(v.dev_name));
+        FUZZ_CHECK(v.dev_name.data() == reinterpret_cast<const char*>(in.data()) + 6);
+        FUZZ_CHECK(build_open(ByteSpan(g_out, 264), v.access_mode, v.dev_name, v.io_mode).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);
+        FUZZ_CHECK(__builtin_memcmp(g_out + 6, in.data() + 6, v.dev_name.length() + 1) == 0);
         auto again = decode_open(ConstByteSpan(g_out, 264));
-        check(again.is_ok() && again.value().dev_name == v.dev_name && again.value().io_mode == v.io_mode);
+        FUZZ_CHECK(again.is_ok() && again.value().dev_name == v.dev_name && again.value().io_mode == v.io_mode);
     }
     if (auto r = decode_open_rsp(in)) {
         const OpenRspFields f = r.value();
-        check(f.logical_block_size >= 512 && f.physical_block_size >= f.logical_block_size);
-        check((f.cache_policy & ~wire::kCachePolicyKnown) == 0);
-        check(build_open_rsp(ByteSpan(g_out, 56), f).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0);
-        check(__builtin_memcmp(g_out + 4, in.data() + 4, 40) == 0 && g_out[45] == in[45]);
+        FUZZ_CHECK(f.logical_block_size >= 512 && f.physical_block_size >= f.logical_block_size);
+        FUZZ_CHECK((f.cache_policy & ~wire::kCachePolicyKnown) == 0);
+        FUZZ_CHECK(build_open_rsp(ByteSpan(g_out, 56), f).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0);
+        FUZZ_CHECK(__builtin_memcmp(g_out + 4, in.data() + 4, 40) == 0 && g_out[45] == in[45]);
     }
     if (auto r = decode_close(in)) {
-        check(build_close(ByteSpan(g_out, 8), r.value()).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0 && __builtin_memcmp(g_out + 4, in.data() + 4, 4) == 0);
+        FUZZ_CHECK(build_close(ByteSpan(g_out, 8), r.value()).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && __builtin_memcmp(g_out + 4, in.data() + 4, 4) == 0);
     }
 
     IoLimits limits;
@@ -76,29 +71,29 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
     limits.session_ver = (selector & 0x80) ? 1 : 2;
     if (auto r = decode_io(in, limits)) {
         const IoFields f = r.value();
-        check(u32(f.op) < wire::kIoOpCount && f.op != wire::IoOp::kWriteSame);
-        check((f.flags & ~wire::kIoFlagsKnown) == 0);
-        check(f.bi_size % 512 == 0);
+        FUZZ_CHECK(u32(f.op) < wire::kIoOpCount && f.op != wire::IoOp::kWriteSame);
+        FUZZ_CHECK((f.flags & ~wire::kIoFlagsKnown) == 0);
+        FUZZ_CHECK(f.bi_size % 512 == 0);
         if (f.op == wire::IoOp::kRead || f.op == wire::IoOp::kWrite)
-            check(f.bi_size == data_len && f.bi_size >= 1 && f.bi_size <= limits.max_io_size);
+            FUZZ_CHECK(f.bi_size == data_len && f.bi_size >= 1 && f.bi_size <= limits.max_io_size);
         else
-            check(data_len == 0);
+            FUZZ_CHECK(data_len == 0);
         if (f.op != wire::IoOp::kFlush) {
             const u64 end = f.sector + (f.bi_size >> 9);
-            check(end >= f.sector);
+            FUZZ_CHECK(end >= f.sector);
             if (limits.device_sectors)
-                check(end <= limits.device_sectors);
+                FUZZ_CHECK(end <= limits.device_sectors);
         }
-        check(build_io(ByteSpan(g_out, 32), f).is_ok());
-        check(__builtin_memcmp(g_out, in.data(), 2) == 0 && __builtin_memcmp(g_out + 4, in.data() + 4, 20) == 0);
+        FUZZ_CHECK(build_io(ByteSpan(g_out, 32), f).is_ok());
+        FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && __builtin_memcmp(g_out + 4, in.data() + 4, 20) == 0);
         auto again = decode_io(ConstByteSpan(g_out, 32), limits);
-        check(again.is_ok() && again.value().sector == f.sector && again.value().prio == f.prio);
+        FUZZ_CHECK(again.is_ok() && again.value().sector == f.sector && again.value().prio == f.prio);
     }
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, __SIZE_TYPE__ size)
+FUZZ_TARGET(data, size)
 {
     if (size < 5)
         return 0;

@@ -2,18 +2,13 @@
 // RKEY_RSP, and READ/WRITE messages inside a server chunk.
 // Input: 2 bytes queue depth, 1 byte chunk-size exponent, 4 bytes offset,
 // 4 bytes immediate, then the chunk contents (zero-padded to chunk size).
+#include "cxxrt/tests/fuzz/fuzz-support.hpp"
 #include "rtrs/rtrs-codec.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;
 
 namespace {
-
-void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
 
 constexpr u32 kMaxFuzzChunk = 1u << 16;
 constinit unsigned char g_chunk[kMaxFuzzChunk];
@@ -25,24 +20,24 @@ void fuzz_imm(u32 imm, u32 queue_depth, u32 chunk_size)
 {
     auto any = decode_imm(imm);
     if (any)
-        check(wire::make_imm(any.value().type, any.value().payload) == imm);
-    check(imm_from_wire(imm_to_wire(imm)) == imm);
+        FUZZ_CHECK(wire::make_imm(any.value().type, any.value().payload) == imm);
+    FUZZ_CHECK(imm_from_wire(imm_to_wire(imm)) == imm);
 
     auto g = make_chunk_geometry(queue_depth, chunk_size);
     if (g) {
         auto req = decode_io_request_imm(g.value(), imm);
         if (req) {
-            check(req.value().chunk_id < queue_depth && req.value().offset < chunk_size);
+            FUZZ_CHECK(req.value().chunk_id < queue_depth && req.value().offset < chunk_size);
             auto again = encode_io_request_imm(g.value(), req.value().chunk_id, req.value().offset);
-            check(again.is_ok() && again.value() == imm);
+            FUZZ_CHECK(again.is_ok() && again.value() == imm);
         }
     }
     auto rsp = decode_io_response_imm(imm, queue_depth);
     if (rsp) {
-        check(rsp.value().msg_id < queue_depth);
-        check(rsp.value().err <= 0 && rsp.value().err >= -511);
+        FUZZ_CHECK(rsp.value().msg_id < queue_depth);
+        FUZZ_CHECK(rsp.value().err <= 0 && rsp.value().err >= -511);
         auto again = encode_io_response_imm(rsp.value().msg_id, rsp.value().err, rsp.value().invalidated);
-        check(again.is_ok() && again.value() == imm);
+        FUZZ_CHECK(again.is_ok() && again.value() == imm);
     }
 }
 
@@ -51,10 +46,10 @@ void fuzz_rkey(ConstByteSpan in, u32 queue_depth)
     auto r = decode_rkey_rsp(in, queue_depth);
     if (!r)
         return;
-    check(r.value().buf_id < queue_depth);
+    FUZZ_CHECK(r.value().buf_id < queue_depth);
     unsigned char out[8];
-    check(build_rkey_rsp(ByteSpan(out, 8), r.value().buf_id, r.value().rkey).is_ok());
-    check(__builtin_memcmp(out, in.data(), 8) == 0);
+    FUZZ_CHECK(build_rkey_rsp(ByteSpan(out, 8), r.value().buf_id, r.value().rkey).is_ok());
+    FUZZ_CHECK(__builtin_memcmp(out, in.data(), 8) == 0);
 }
 
 void fuzz_request(ConstByteSpan chunk, u32 offset, u32 max_descs)
@@ -65,37 +60,37 @@ void fuzz_request(ConstByteSpan chunk, u32 offset, u32 max_descs)
     if (!r)
         return;
     const IoRequestView& v = r.value();
-    check(v.offset == offset && offset < chunk.size());
-    check(v.usr_len <= offset && v.data_len + v.usr_len == offset);
-    check(v.data.data() == chunk.data() && v.data.size() == v.data_len);
-    check(v.usr.data() == chunk.data() + v.data_len && v.usr.size() == v.usr_len);
+    FUZZ_CHECK(v.offset == offset && offset < chunk.size());
+    FUZZ_CHECK(v.usr_len <= offset && v.data_len + v.usr_len == offset);
+    FUZZ_CHECK(v.data.data() == chunk.data() && v.data.size() == v.data_len);
+    FUZZ_CHECK(v.usr.data() == chunk.data() + v.data_len && v.usr.size() == v.usr_len);
     __SIZE_TYPE__ msg_len = 0;
     if (v.type == wire::MsgType::kWrite) {
-        check(v.sg_cnt == 0 && v.descs.size() == 0);
+        FUZZ_CHECK(v.sg_cnt == 0 && v.descs.size() == 0);
         auto n = build_rdma_write(ByteSpan(g_out, sizeof(g_out)), u16(v.usr_len));
-        check(n.is_ok());
+        FUZZ_CHECK(n.is_ok());
         msg_len = n.value();
     } else {
-        check(v.type == wire::MsgType::kRead);
-        check(v.sg_cnt <= max_descs && v.descs.size() == cxxrt::size_t(v.sg_cnt) * 16);
-        check(v.descs.data() == chunk.data() + offset + 8);
+        FUZZ_CHECK(v.type == wire::MsgType::kRead);
+        FUZZ_CHECK(v.sg_cnt <= max_descs && v.descs.size() == cxxrt::size_t(v.sg_cnt) * 16);
+        FUZZ_CHECK(v.descs.data() == chunk.data() + offset + 8);
         SgEntry descs[4];
         for (__SIZE_TYPE__ i = 0; i < v.sg_cnt; ++i) {
             descs[i] = v.desc(i);
-            check(descs[i].len >= 1 && descs[i].len <= chunk.size());
+            FUZZ_CHECK(descs[i].len >= 1 && descs[i].len <= chunk.size());
         }
         auto n = build_rdma_read(ByteSpan(g_out, sizeof(g_out)), u16(v.usr_len), v.flags,
                                  Span<const SgEntry>(descs, v.sg_cnt));
-        check(n.is_ok());
+        FUZZ_CHECK(n.is_ok());
         msg_len = n.value();
     }
-    check(chunk.contains_range(offset, msg_len));
-    check(__builtin_memcmp(g_out, chunk.data() + offset, msg_len) == 0);
+    FUZZ_CHECK(chunk.contains_range(offset, msg_len));
+    FUZZ_CHECK(__builtin_memcmp(g_out, chunk.data() + offset, msg_len) == 0);
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, __SIZE_TYPE__ size)
+FUZZ_TARGET(data, size)
 {
     if (size < 11)
         return 0;

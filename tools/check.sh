@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make check`: every test of the product, from nothing, with one totals line.
-#   1. setup (idempotent)           5. build gates (tools/gate-tests)
-#   2. modules build, no warnings   6. VM selftests (TAP, kernel log judged)
-#   3. host unit tests (gtest)      7. VM negative tests: the runner must fail
-#   4. fuzzers (bounded time)          on a WARN and on a leaked object
+#   1. setup (idempotent)           5. lint; host script tests (tools/tests)
+#   2. modules build, no warnings   6. build gates (tools/gate-tests)
+#   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
+#   4. fuzzers (bounded time)       8. VM negative tests: the runner must fail
+#                                      on a WARN and on a leaked object
 # Each stage adds to the totals; the summary gives each stage's duration and
 # the total wall time; the last line is "N passed, N failed".
 # Environment: FUZZ_SECONDS (default 10 per target), SKIP_FUZZ=1, VM_TIMEOUT.
@@ -25,7 +26,7 @@ record() { # name passed failed
     mark=$SECONDS
 }
 record_time() { # name: a step that counts no tests, only its time
-    summary+=("$(printf '%-28s %28s %6ds' "$1" "" $((SECONDS - mark)))")
+    summary+=("$(printf '%-28s %24s %6ds' "$1" "" $((SECONDS - mark)))")
     mark=$SECONDS
 }
 tap_count() { # file -> "passed failed" from TAP lines (SKIPs count as passed)
@@ -73,6 +74,19 @@ tools/lint.sh > "$out/lint.log" 2>&1
 grep -E '^(not ok|#   )' "$out/lint.log" | head -40
 read -r p f < <(tap_count "$out/lint.log"); record lint "$p" "$f"
 
+stage "host script tests (tools/tests: the log judge under every awk, mkinitramfs)"
+hs_p=0 hs_f=0
+for t in tools/tests/*.sh; do
+    name=$(basename "$t" .sh)
+    "$t" > "$out/host-script-$name.log" 2>&1; rc=$?
+    grep -E '^not ok|^#   ' "$out/host-script-$name.log" | head -20
+    read -r p f < <(tap_count "$out/host-script-$name.log")
+    [ $rc = 0 ] || [ "$f" -gt 0 ] || f=1  # the script itself failed
+    hs_p=$((hs_p + p)); hs_f=$((hs_f + f))
+done
+echo "$hs_p passed, $hs_f failed"
+record "host script tests" "$hs_p" "$hs_f"
+
 stage "build gates"
 make gate-tests > "$out/gates.log" 2>&1
 grep -E '^(ok|not ok)' "$out/gates.log"
@@ -110,7 +124,7 @@ record "VM negative tests" $neg_p $neg_f
 echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
-printf '%-28s %28s %6ds\n' "total wall time" "" "$SECONDS"
+printf '%-28s %24s %6ds\n' "total wall time" "" "$SECONDS"
 echo "logs: $out/"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -19,7 +19,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
-  linux-source-6.1)
+  linux-source-6.1 gawk)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.
 # Headers and image must be the same package version, so both are taken from it.
@@ -38,8 +38,16 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
+    awk_before=$(readlink -f /usr/bin/awk 2>/dev/null || true)
     apt-get install -y -q --no-install-recommends "${missing[@]}" >"$cache/apt-install.log" 2>&1 \
         || { tail -20 "$cache/apt-install.log" >&2; exit 1; }
+    # gawk is installed only so tools/tests/check-log-awk.sh can run the
+    # scripts under every awk; its higher alternatives priority would make it
+    # the machine's default awk, so the previous default is put back.
+    awk_after=$(readlink -f /usr/bin/awk 2>/dev/null || true)
+    if [ -n "$awk_before" ] && [ "$awk_before" != "$awk_after" ] && [ -x "$awk_before" ]; then
+        update-alternatives --set awk "$awk_before" >/dev/null
+    fi
 fi
 touch "$stamp"
 

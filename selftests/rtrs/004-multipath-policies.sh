@@ -145,10 +145,10 @@ echo 0 > $clt_faults/fault_delay_paths
 echo 0 > $clt_faults/fault_delay_ms
 
 # --- the stats files ---------------------------------------------------------------
-sum_nums() { tr -c '0-9\n' ' ' | tr ' ' '\n' | awk '{ s += $1 } END { print s + 0 }'; }
+sum_nums() { tr -c '0-9\n' ' ' | tr ' ' '\n' | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 check "sg_entries: a per-CPU table, every request had one entry" bash -c \
     "cat '$p1/stats/sg_entries'; grep -q '^total:' '$p1/stats/sg_entries' && grep -Eq '^=   1:.*[1-9]' '$p1/stats/sg_entries'"
-check "rdma_lat counts the requests" bash -c "[ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {print s+0}') -gt 0 ]"
+check "rdma_lat counts the requests" bash -c "[ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {printf \"%.0f\\n\", s}') -gt 0 ]"
 check "wc_completion: '<max> <average>', completions seen" bash -c \
     "cat '$p1/stats/wc_completion'; grep -Eq '^[1-9][0-9]* [1-9][0-9]*$' '$p1/stats/wc_completion'"
 ncpu=$(nproc)
@@ -163,8 +163,8 @@ check "stats/rdma_lat refuses 2" bash -c "! echo 2 > '$p1/stats/rdma_lat' 2>/dev
 check "echo 1 > stats/reset_all clears rdma_lat, cpu_migration, rdma" bash -c \
     "echo 1 > '$p1/stats/reset_all' && cat '$p1/stats/rdma' '$p1/stats/wc_completion' &&
      [ \"\$(cat '$p1/stats/rdma')\" = '0 0 0 0 0 0' ] &&
-     [ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {print s+0}') = 0 ] &&
-     [ \$(tr ' ' '\n' < '$p1/stats/cpu_migration_to' | awk '{s+=\$1} END {print s+0}') = 0 ]"
+     [ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {printf \"%.0f\\n\", s}') = 0 ] &&
+     [ \$(tr ' ' '\n' < '$p1/stats/cpu_migration_to' | awk '{s+=\$1} END {printf \"%.0f\\n\", s}') = 0 ]"
 
 check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
 check "rmmod rtrs-client" rmmod rtrs_client

@@ -42,9 +42,11 @@ order=()
 dep_of() { # prints the modules.dep entry's deps for the module path $1
     awk -v m="$1:" '$1 == m { for (i = 2; i <= NF; i++) print $i; exit }' "$mdir/modules.dep"
 }
-path_of() { # module name -> path relative to $mdir, or nothing
+path_of() { # module name -> path relative to $mdir, or nothing (built in or absent)
     local n=$1 alt=${1//_/-}
-    grep -E "(^|/)($n|$alt)\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" | head -1 | cut -d: -f1
+    # No match is an answer, not an error: under pipefail a bare grep would
+    # end the script for every built-in module.
+    { grep -E "(^|/)($n|$alt)\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" || true; } | head -1 | cut -d: -f1
 }
 add() { # depth-first: deps before the module
     local p=$1 d

@@ -79,7 +79,10 @@ if [ -z "$abi" ]; then
     [ -f "$top/.cache/kernel.abi" ] || die "no .cache/kernel.abi: run tools/setup.sh first"
     abi=$(cat "$top/.cache/kernel.abi")
 fi
-kdir=$(cd "$kdir" 2>/dev/null && pwd) || die "--kdir: no such directory"
+# Physical path: the guest's init looks for it under the mount point of the
+# host root, where an absolute symlink on the way (a worktree's .cache links
+# to the main checkout's) would point outside: modules would be missing.
+kdir=$(cd "$kdir" 2>/dev/null && pwd -P) || die "--kdir: no such directory"
 [ -n "$kernel" ] || kernel=$kdir/boot/vmlinuz-$abi
 [ -r "$kernel" ] || die "kernel image $kernel not readable (run tools/setup.sh)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run tools/setup.sh)"

@@ -1,0 +1,190 @@
+// libFuzzer target: the rnbd-server's choice of what to open and who may
+// write it (rnbd-srv-policy.hpp): build_full_path() from dev_search_path,
+// the session name and the client's device_path, and admit() of an access
+// mode against the writers a device already has. Oracles:
+//   - a device_path with ".." anywhere is refused; so is a result of
+//     PATH_MAX bytes or more; otherwise the path is exactly the model's
+//     (search or its part before %SESSNAME%, '/', session, '/', device,
+//     runs of '/' made one), NUL-terminated inside the buffer, nothing
+//     written past it;
+//   - with a session name the server accepts (rtrs check_path_name), what
+//     follows the administrator's prefix never holds a ".." component:
+//     a client cannot climb out of dev_search_path;
+//   - over any sequence of opens and closes, a device has at most one
+//     read-write mapping, at most two writers, and a second writer only
+//     when it came in migration mode; admit() answers as its model does.
+#include <string.h>
+
+#include "cxxrt/tests/fuzz/fuzz-support.hpp"
+#include "rnbd/rnbd-srv-policy.hpp"
+#include "rtrs/rtrs-codec.hpp"
+
+namespace {
+
+using namespace rnbd;
+using fuzz::size_t;
+using fuzz::StringView;
+using fuzz::u8;
+namespace policy = rnbd::srv::policy;
+namespace err = cxxrt::err;
+
+constexpr size_t kPathMax = 4096;
+
+bool has_dot_dot(StringView text)
+{
+    for (size_t i = 0; i + 1 < text.length(); ++i)
+        if (text[i] == '.' && text[i + 1] == '.')
+            return true;
+    return false;
+}
+
+bool has_dot_dot_component(const char* text, size_t length)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= length; ++i) {
+        if (i == length || text[i] == '/') {
+            if (i - start == 2 && text[start] == '.' && text[start + 1] == '.')
+                return true;
+            start = i + 1;
+        }
+    }
+    return false;
+}
+
+struct ModelPath {
+    char text[2 * kPathMax + 600];
+    size_t length = 0;
+    void add(StringView piece)
+    {
+        for (size_t i = 0; i < piece.length(); ++i)
+            text[length++] = piece[i];
+    }
+};
+
+void fuzz_path(fuzz::Input& input)
+{
+    static fuzz::GuardedBuffer<kPathMax + 64> buffer;
+    static ModelPath raw;
+    static char collapsed[sizeof(raw.text)];
+    const u8 shape = input.take_u8();
+    // Sizes around PATH_MAX matter: stretch the search path sometimes.
+    static char long_search[kPathMax + 32];
+    StringView search = input.take_short_string();
+    if (shape & 1) {
+        const size_t length = kPathMax - 300 + input.take_u16() % 320;
+        for (size_t i = 0; i < length; ++i)
+            long_search[i] = char('a' + i % 26);
+        if (shape & 2)
+            memcpy(long_search + length - 10, "%SESSNAME%", 10);
+        search = StringView(long_search, length);
+    }
+    const StringView session = input.take_short_string();
+    const StringView device = input.take_short_string();
+    const size_t out_size = (shape & 4) ? kPathMax + 64 : input.take_u16() % (kPathMax + 65);
+
+    auto built = policy::build_full_path(buffer.view(out_size), search, session, device);
+    FUZZ_CHECK(buffer.untouched_past_end());
+
+    // The model.
+    raw.length = 0;
+    bool refuse = has_dot_dot(device) || search.length() + device.length() >= kPathMax || out_size < 2;
+    size_t prefix_length = search.length();
+    if (!refuse) {
+        const StringView token("%SESSNAME%");
+        size_t at = search.length();
+        for (size_t i = 0; i + token.length() <= search.length(); ++i)
+            if (search.substring(i, token.length()) == token) {
+                at = i;
+                break;
+            }
+        if (at != search.length()) {
+            raw.add(search.substring(0, at));
+            raw.add("/");
+            raw.add(session);
+            prefix_length = at;
+        } else {
+            raw.add(search);
+        }
+        raw.add("/");
+        raw.add(device);
+        const size_t capacity = out_size < kPathMax ? out_size : kPathMax;
+        refuse = raw.length >= capacity;
+    }
+    if (refuse) {
+        FUZZ_CHECK(built.is_error() && built.to_errno() == -err::kInval);
+        return;
+    }
+    FUZZ_CHECK(built.is_ok());
+    size_t length = 0;
+    size_t collapsed_prefix = 0;
+    for (size_t i = 0; i < raw.length; ++i) {
+        if (raw.text[i] == '/' && length > 0 && collapsed[length - 1] == '/')
+            continue;
+        collapsed[length++] = raw.text[i];
+        if (i < prefix_length)
+            collapsed_prefix = length;
+    }
+    const char* out = buffer.data();
+    FUZZ_CHECK(length < out_size && length < kPathMax);
+    FUZZ_CHECK(memcmp(out, collapsed, length) == 0 && out[length] == '\0');
+    for (size_t i = 1; i < length; ++i)
+        FUZZ_CHECK(!(out[i] == '/' && out[i - 1] == '/'));
+
+    // No climbing out of the administrator's directory.
+    if (rtrs::codec::check_path_name(session).is_ok() && !memchr(device.data(), '\0', device.length()))
+        FUZZ_CHECK(!has_dot_dot_component(out + collapsed_prefix, length - collapsed_prefix));
+}
+
+// Opens and closes on one device; the writer count admit() sees is the
+// number of read-write and migration mappings held.
+void fuzz_admit(fuzz::Input& input)
+{
+    constexpr size_t kMaxMappings = 16;
+    wire::AccessMode held[kMaxMappings];
+    size_t count = 0;
+    for (int step = 0; step < 64 && !input.is_empty(); ++step) {
+        const u8 action = input.take_u8();
+        if ((action & 0x80) && count > 0) {
+            const size_t victim = action % count;
+            held[victim] = held[--count];
+            continue;
+        }
+        const wire::AccessMode mode = wire::AccessMode(action % wire::kAccessModeCount);
+        int writers = 0, read_write = 0;
+        for (size_t i = 0; i < count; ++i) {
+            writers += held[i] != wire::AccessMode::kReadOnly;
+            read_write += held[i] == wire::AccessMode::kReadWrite;
+        }
+        auto admitted = policy::admit(mode, writers);
+        int expected = writers;
+        if (mode == wire::AccessMode::kReadWrite)
+            expected = writers == 0 ? 1 : -err::kPerm;
+        else if (mode == wire::AccessMode::kMigration)
+            expected = writers < 2 ? writers + 1 : -err::kPerm;
+        if (expected < 0) {
+            FUZZ_CHECK(admitted.is_error() && admitted.to_errno() == expected);
+            continue;
+        }
+        FUZZ_CHECK(admitted.is_ok() && admitted.value() == expected);
+        if (count == kMaxMappings)
+            continue;
+        held[count++] = mode;
+        FUZZ_CHECK(expected <= 2);
+        FUZZ_CHECK(read_write + (mode == wire::AccessMode::kReadWrite) <= 1);
+        // A second writer comes only in migration mode.
+        if (mode != wire::AccessMode::kReadOnly && expected == 2)
+            FUZZ_CHECK(mode == wire::AccessMode::kMigration);
+    }
+}
+
+}  // namespace
+
+FUZZ_TARGET(data, size)
+{
+    fuzz::Input input(data, size);
+    if (input.take_u8() & 1)
+        fuzz_admit(input);
+    else
+        fuzz_path(input);
+    return 0;
+}

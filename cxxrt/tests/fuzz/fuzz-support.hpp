@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cxxrt/span.hpp>
 #include <cxxrt/types.hpp>
@@ -115,8 +116,7 @@ public:
         if (size > Capacity)
             size = Capacity;
         size_ = size;
-        for (size_t i = 0; i < sizeof(bytes_); ++i)
-            bytes_[i] = char(kPattern);
+        memset(bytes_, kPattern, sizeof(bytes_));
         return cxxrt::Span<char>(bytes_, size);
     }
     bool untouched_past_end() const

@@ -70,17 +70,16 @@ void fuzz_path(fuzz::Input& input)
     // Sizes around PATH_MAX matter: stretch the search path sometimes.
     static char long_search[kPathMax + 32];
     StringView search = input.take_short_string();
-    if (shape & 1) {
+    if ((shape & 7) == 7) {
         const size_t length = kPathMax - 300 + input.take_u16() % 320;
-        for (size_t i = 0; i < length; ++i)
-            long_search[i] = char('a' + i % 26);
-        if (shape & 2)
+        memset(long_search, 'a', length);
+        if (shape & 8)
             memcpy(long_search + length - 10, "%SESSNAME%", 10);
         search = StringView(long_search, length);
     }
     const StringView session = input.take_short_string();
     const StringView device = input.take_short_string();
-    const size_t out_size = (shape & 4) ? kPathMax + 64 : input.take_u16() % (kPathMax + 65);
+    const size_t out_size = (shape & 0x10) ? kPathMax + 64 : input.take_u16() % (kPathMax + 65);
 
     auto built = policy::build_full_path(buffer.view(out_size), search, session, device);
     FUZZ_CHECK(buffer.untouched_past_end());
@@ -91,12 +90,8 @@ void fuzz_path(fuzz::Input& input)
     size_t prefix_length = search.length();
     if (!refuse) {
         const StringView token("%SESSNAME%");
-        size_t at = search.length();
-        for (size_t i = 0; i + token.length() <= search.length(); ++i)
-            if (search.substring(i, token.length()) == token) {
-                at = i;
-                break;
-            }
+        const void* found = memmem(search.data(), search.length(), token.data(), token.length());
+        const size_t at = found ? size_t(static_cast<const char*>(found) - search.data()) : search.length();
         if (at != search.length()) {
             raw.add(search.substring(0, at));
             raw.add("/");

@@ -7,6 +7,11 @@
  * "case <name>: pass|fail (<what the server did>)" in the kernel log,
  * which the scripts in selftests/hostile/ turn into TAP lines. The cases run at load
  * time; the load itself succeeds whatever the cases found.
+ *
+ * With mode=client it is an RTRS server (with a small RNBD server on top)
+ * listening on port, for our rnbd-client to map from; the case it plays is
+ * read from client_case (writable at run time) when a client session
+ * starts, and what it sees is logged as "client case <name>: <event>".
  */
 #include <linux/delay.h>
 #include <linux/inet.h>
@@ -20,6 +25,17 @@ int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char 
 void rtrs_hostile_wake(void);
 int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
 void rtrs_hostile_sleep_ms(unsigned int ms);
+int rtrs_hostile_serve(unsigned short port);
+void rtrs_hostile_stop(void);
+const char *rtrs_hostile_client_case(void);
+
+static char *mode = "server";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "server: attack our server at addr:port (default); client: listen on port for our client");
+
+static char client_case[64] = "good";
+module_param_string(client_case, client_case, sizeof(client_case), 0644);
+MODULE_PARM_DESC(client_case, "mode=client: the case played for the next client session (default good)");
 
 static char *addr;
 module_param(addr, charp, 0444);
@@ -69,9 +85,18 @@ void rtrs_hostile_sleep_ms(unsigned int ms)
 	msleep(ms);
 }
 
+/* KAPI: process context; the parameter's buffer (a racing write may tear it: tests only). */
+const char *rtrs_hostile_client_case(void)
+{
+	return client_case;
+}
+
 static int __init rtrs_hostile_init(void)
 {
 	u8 ip[4];
+
+	if (mode && !strcmp(mode, "client"))
+		return rtrs_hostile_serve(port);
 
 	if (!addr || !in4_pton(addr, -1, ip, -1, NULL)) {
 		pr_err("addr=<IPv4 of the victim> is required\n");
@@ -82,6 +107,7 @@ static int __init rtrs_hostile_init(void)
 
 static void __exit rtrs_hostile_exit(void)
 {
+	rtrs_hostile_stop();
 	cxxrt_module_exit();
 }
 

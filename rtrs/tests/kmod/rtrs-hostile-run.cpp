@@ -15,6 +15,7 @@
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
 #include <cxxrt/unique_ptr.hpp>
+#include <cxxrt/work.hpp>
 #include <proto/rnbd-wire.hpp>
 #include <proto/rtrs-wire.hpp>
 #include "rnbd/rnbd-codec.hpp"
@@ -1474,4 +1475,687 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
     log::info("# hostile: %d cases run, %d failed, %lld objects live", run, failed,
               (long long)cxxrt::live_allocations());
     return 0;
+}
+
+// ===========================================================================
+// The hostile peer as a server, against our client (mode=client): an RTRS
+// server listening on a port, with a small RNBD server on top (SESS_INFO,
+// OPEN, IO, CLOSE), that answers one chosen case wrongly. The case is read
+// from the client_case module parameter when a client's session starts.
+// What the module sees is logged as "client case <name>: <event>"; the
+// script (selftests/hostile/002-against-client.sh) adds what the client's
+// map_device returned.
+// ===========================================================================
+
+extern "C" {
+int rtrs_hostile_serve(unsigned short port) noexcept;
+void rtrs_hostile_stop(void) noexcept;
+const char* rtrs_hostile_client_case(void) noexcept;
+}
+
+namespace {
+
+using cxxrt::DelayedWork;
+
+enum class ClientCase {
+    kGood,
+    kConRspQueueDepthZero,
+    kConRspQueueDepthHuge,
+    kConRspMaxIoSizeZero,
+    kConRspUnknownFlags,
+    kConRspBadMagic,
+    kRejectInternalErrno,
+    kInfoRspSgCntHuge,
+    kInfoRspSgCntZero,
+    kInfoRspLengthMismatch,
+    kInfoRspNever,
+    kRkeyRspBadId,
+    kAnswerNeverSent,
+    kAnswerTwice,
+    kReadFakeInvalidation,
+    kOpenRspLogicalBlock32k,
+    kOpenRspDiscardGranularityZero,
+    kOpenRspPhysicalBelowLogical,
+    kOpenRspZeroSegments,
+    kOpenRspZeroMaxHwSectors,
+    kOpenRspSizeNotRepresentable,
+};
+
+struct ClientCaseName {
+    const char* name;
+    ClientCase value;
+};
+
+constexpr ClientCaseName kClientCases[] = {
+    {"good", ClientCase::kGood},
+    {"con_rsp_queue_depth_zero", ClientCase::kConRspQueueDepthZero},
+    {"con_rsp_queue_depth_huge", ClientCase::kConRspQueueDepthHuge},
+    {"con_rsp_max_io_size_zero", ClientCase::kConRspMaxIoSizeZero},
+    {"con_rsp_unknown_flags", ClientCase::kConRspUnknownFlags},
+    {"con_rsp_bad_magic", ClientCase::kConRspBadMagic},
+    {"reject_internal_errno", ClientCase::kRejectInternalErrno},
+    {"info_rsp_sg_cnt_huge", ClientCase::kInfoRspSgCntHuge},
+    {"info_rsp_sg_cnt_zero", ClientCase::kInfoRspSgCntZero},
+    {"info_rsp_length_mismatch", ClientCase::kInfoRspLengthMismatch},
+    {"info_rsp_never", ClientCase::kInfoRspNever},
+    {"rkey_rsp_bad_id", ClientCase::kRkeyRspBadId},
+    {"answer_never_sent", ClientCase::kAnswerNeverSent},
+    {"answer_twice", ClientCase::kAnswerTwice},
+    {"read_fake_invalidation", ClientCase::kReadFakeInvalidation},
+    {"open_rsp_logical_block_32k", ClientCase::kOpenRspLogicalBlock32k},
+    {"open_rsp_discard_granularity_zero", ClientCase::kOpenRspDiscardGranularityZero},
+    {"open_rsp_physical_below_logical", ClientCase::kOpenRspPhysicalBelowLogical},
+    {"open_rsp_zero_segments", ClientCase::kOpenRspZeroSegments},
+    {"open_rsp_zero_max_hw_sectors", ClientCase::kOpenRspZeroMaxHwSectors},
+    {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
+};
+
+const char* client_case_name(ClientCase value)
+{
+    for (const auto& c : kClientCases)
+        if (c.value == value)
+            return c.name;
+    return "?";
+}
+
+ClientCase current_client_case()
+{
+    const char* raw = rtrs_hostile_client_case();
+    size_t length = 0;
+    while (raw[length] && raw[length] != '\n')
+        ++length;
+    StringView name(raw, length);
+    for (const auto& c : kClientCases)
+        if (StringView(c.name) == name)
+            return c.value;
+    return ClientCase::kGood;
+}
+
+constexpr u32 kServeQueueDepth = 16;
+constexpr u32 kServeChunkSize = 64 * 1024;
+constexpr u32 kServeHeaderSize = 4096;
+constexpr u64 kServeDeviceSectors = (64ull << 20) >> 9;
+constexpr u16 kMaxServeConnections = 16;
+constexpr u32 kMaxServeSessions = 64;
+
+class ServeSession;
+
+class ServeConn final : public CmEventHandler {
+public:
+    static constexpr u32 kSlots = 64;
+    static constexpr u32 kSlotSize = 1024;
+
+    ServeConn(ServeSession& session, u16 cid) : session_(session), cid_(cid)
+    {
+        for (u32 i = 0; i < kSlots; ++i)
+            receive_slots_[i].index = i;
+    }
+
+    Result<void> accept(IncomingConnection& incoming, RefPtr<ProtectionDomain> pd, ConstByteSpan rsp);
+    void on_cm_event(CmId& id, const CmEvent& event) override;
+    void on_received(u32 index, const WorkCompletion& wc);
+    void teardown();
+    QueuePair& qp() { return connection_->qp(); }
+    u16 cid() const { return cid_; }
+
+    struct Slot {
+        void on_done(const WorkCompletion& wc) { owner->on_received(index, wc); }
+        Completion done{Completion::member<Slot, &Slot::on_done>, this};
+        ServeConn* owner = nullptr;
+        u32 index = 0;
+    };
+
+    Atomic<int> disconnected{0};
+
+private:
+    Result<void> repost(u32 index)
+    {
+        Sge sge = receive_buffer_->sge(connection_->pd().local_dma_lkey(), index * kSlotSize, kSlotSize);
+        return connection_->qp().post_recv(receive_slots_[index].done, Span<const Sge>(&sge, 1));
+    }
+
+    ServeSession& session_;
+    u16 cid_;
+    UniquePtr<Connection> connection_;
+    UniquePtr<DmaBuffer> receive_buffer_;
+    Slot receive_slots_[kSlots];
+};
+
+// One client session (one path: our client opens one per path).
+class ServeSession final : cxxrt::Pinned {
+public:
+    ServeSession(ClientCase which, const rwire::Uuid& paths_uuid, u16 connections)
+        : which_(which), paths_uuid_(paths_uuid), connection_count_(connections),
+          probe_(cxxrt::Callback::to<&ServeSession::probe>(this))
+    {
+    }
+    ~ServeSession();
+
+    Result<void> init(Device device);
+    int add(IncomingConnection& incoming, const rcodec::ConnReqFields& request);
+    bool matches(const rwire::Uuid& uuid) const { return cxxrt::compare_bytes(uuid.bytes, paths_uuid_.bytes, 16) == 0; }
+    void on_info_request(ServeConn& conn, ConstByteSpan message);
+    void on_io_request(ServeConn& conn, u32 imm);
+    void on_disconnected();
+    void note(const char* event) { log::info("client case %s: %s", client_case_name(which_), event); }
+    void teardown();
+    ClientCase which() const { return which_; }
+
+private:
+    void answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpan data, const rcodec::SgEntry* desc,
+                bool need_invalidate);
+    void build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const;
+    void probe();
+
+    ClientCase which_;
+    rwire::Uuid paths_uuid_;
+    u16 connection_count_;
+    RefPtr<ProtectionDomain> pd_;
+    UniquePtr<ServeConn> conns_[kMaxServeConnections];
+    UniquePtr<DmaBuffer> chunks_[kServeQueueDepth];
+    UniquePtr<MemoryRegion> chunk_regions_[kServeQueueDepth];
+    UniquePtr<DmaBuffer> out_;  // INFO_RSP, RKEY_RSP, answers' data
+    rcodec::ChunkGeometry geometry_{};
+    Atomic<int> closed_{0};
+    Atomic<int> info_done_{0};
+    Atomic<int> fake_done_{0};
+    // The READ answered with a fake invalidation: where the client's data went.
+    rcodec::SgEntry probe_desc_{};
+    ServeConn* probe_conn_ = nullptr;
+    Op probe_op_;
+    DelayedWork probe_;
+    u8 zeros_[2048] = {};  // READ data (the device reads as zeros)
+};
+
+void ServeConn::on_received(u32 index, const WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        if (!wc.flushed())
+            session_.note("receive error (the client's QP failed)");
+        return;
+    }
+    if (wc.has_imm()) {
+        u32 imm = wc.imm();
+        u32 type = rwire::imm_type_bits(imm);
+        if (type == u32(rwire::ImmType::kIoRequest))
+            session_.on_io_request(*this, imm);
+        else if (type == u32(rwire::ImmType::kHeartbeat))
+            (void)qp().post_write_imm(nullptr, {}, RemoteBuffer{}, rwire::kHeartbeatAckImm, kUnsignaled);
+    } else {
+        receive_buffer_->sync_for_cpu();
+        session_.on_info_request(
+            *this, ConstByteSpan(receive_buffer_->data() + index * kSlotSize, cxxrt::min(wc.byte_len, kSlotSize)));
+    }
+    (void)repost(index);
+}
+
+Result<void> ServeConn::accept(IncomingConnection& incoming, RefPtr<ProtectionDomain> pd, ConstByteSpan rsp)
+{
+    auto id = CXXRT_TRY(CmId::adopt(Gfp::kernel(), incoming, *this));
+    connection_ = CXXRT_TRY(Connection::create(Gfp::kernel(), cxxrt::move(id)));
+    ConnectionConfig config{};
+    config.qp.max_send_wr = 4 * kSlots + 16;
+    config.qp.max_recv_wr = kSlots + 1;
+    config.qp.max_send_sge = 1;
+    config.qp.max_recv_sge = 1;
+    config.poll = PollContext::kSoftirq;
+    CXXRT_TRY(connection_->create_queues(Gfp::kernel(), cxxrt::move(pd), config));
+    receive_buffer_ = CXXRT_TRY(
+        DmaBuffer::create(Gfp::kernel(), incoming.device(), kSlots * kSlotSize, DmaDirection::kFromDevice));
+    for (u32 i = 0; i < kSlots; ++i) {
+        receive_slots_[i].owner = this;
+        CXXRT_TRY(repost(i));
+    }
+    return connection_->cm_id().accept(rsp, 7);
+}
+
+void ServeConn::on_cm_event(CmId& id, const CmEvent& event)
+{
+    switch (event.type) {
+    case CmEventType::kEstablished:
+        break;
+    case CmEventType::kDisconnected:
+        (void)id.disconnect();
+        disconnected.fetch_add(1);
+        session_.on_disconnected();
+        break;
+    case CmEventType::kTimewaitExit:
+        break;
+    default:
+        disconnected.fetch_add(1);
+        session_.on_disconnected();
+        break;
+    }
+    rtrs_hostile_wake();
+}
+
+void ServeConn::teardown()
+{
+    if (!connection_)
+        return;
+    if (disconnected.load() == 0) {
+        (void)connection_->cm_id().disconnect();
+        (void)wait_until([this] { return disconnected.load() > 0; }, kTeardownMs);
+    }
+    if (connection_->has_queues())
+        connection_->drain();
+    connection_.reset();
+    receive_buffer_.reset();
+}
+
+ServeSession::~ServeSession()
+{
+    teardown();
+}
+
+void ServeSession::teardown()
+{
+    probe_.cancel_sync();
+    for (auto& c : conns_)
+        if (c)
+            c->teardown();
+    for (auto& r : chunk_regions_)
+        r.reset();
+    for (auto& c : conns_)
+        c.reset();
+    for (auto& c : chunks_)
+        c.reset();
+    out_.reset();
+    pd_.reset();
+}
+
+Result<void> ServeSession::init(Device device)
+{
+    pd_ = CXXRT_TRY(ProtectionDomain::create(Gfp::kernel(), device));
+    geometry_ = CXXRT_TRY(rcodec::make_chunk_geometry(kServeQueueDepth, kServeChunkSize));
+    for (u32 i = 0; i < kServeQueueDepth; ++i) {
+        chunks_[i] =
+            CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, kServeChunkSize, DmaDirection::kBidirectional));
+        chunk_regions_[i] =
+            CXXRT_TRY(MemoryRegion::create(Gfp::kernel(), pd_, kServeChunkSize / MemoryRegion::kPageSize));
+        CXXRT_TRY(chunk_regions_[i]->map(*chunks_[i], 0, kServeChunkSize));
+    }
+    out_ = CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, 64 * 1024, DmaDirection::kToDevice));
+    return {};
+}
+
+void ServeSession::build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const
+{
+    rwire::ConnRsp rsp{};
+    rsp.magic.set(rwire::kMagic);
+    rsp.version.set(rwire::kVersion);
+    rsp.queue_depth.set(u16(kServeQueueDepth));
+    rsp.max_io_size.set(kServeChunkSize - kServeHeaderSize);
+    rsp.max_hdr_size.set(kServeHeaderSize);
+    rsp.flags.set(which_ == ClientCase::kRkeyRspBadId ? u32(rwire::kMsgFlagNewRkey) : 0u);
+    switch (which_) {
+    case ClientCase::kConRspQueueDepthZero:
+        rsp.queue_depth.set(0);
+        break;
+    case ClientCase::kConRspQueueDepthHuge:
+        rsp.queue_depth.set(65535);
+        break;
+    case ClientCase::kConRspMaxIoSizeZero:
+        rsp.max_io_size.set(0);
+        break;
+    case ClientCase::kConRspUnknownFlags:
+        rsp.flags.set(0x80);
+        break;
+    case ClientCase::kConRspBadMagic:
+        rsp.magic.set(0xbad1);
+        break;
+    default:
+        break;
+    }
+    cxxrt::copy_bytes(out, &rsp, sizeof(rsp));
+}
+
+int ServeSession::add(IncomingConnection& incoming, const rcodec::ConnReqFields& request)
+{
+    if (request.cid >= connection_count_ || request.cid >= kMaxServeConnections || conns_[request.cid])
+        return -cxxrt::err::kInval;
+    if (which_ == ClientCase::kRejectInternalErrno) {
+        u8 message[sizeof(rwire::ConnRsp)];
+        rwire::ConnRsp rsp{};
+        rsp.magic.set(rwire::kMagic);
+        rsp.version.set(rwire::kVersion);
+        rsp.errno_value.set(u16(-512));  // -ERESTARTSYS: never meant for userspace
+        cxxrt::copy_bytes(message, &rsp, sizeof(rsp));
+        (void)incoming.reject(ConstByteSpan(message, sizeof(message)));
+        note("connect rejected with errno -512");
+        return -cxxrt::err::kConnRefused;
+    }
+    auto made = cxxrt::make_unique<ServeConn>(Gfp::kernel(), *this, request.cid);
+    if (made.is_error())
+        return made.to_errno();
+    conns_[request.cid] = made.release_value();
+    u8 rsp[sizeof(rwire::ConnRsp)];
+    build_conn_rsp(rsp);
+    auto accepted = conns_[request.cid]->accept(incoming, pd_, ConstByteSpan(rsp));
+    if (accepted.is_error()) {
+        log::err("# hostile server: accepting cid %u failed: %d", unsigned(request.cid), accepted.to_errno());
+        return accepted.to_errno();
+    }
+    return 0;
+}
+
+void ServeSession::on_disconnected()
+{
+    if (closed_.exchange(1) == 0)
+        note("the client closed the path");
+}
+
+void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
+{
+    auto request = rcodec::decode_info_req(message);
+    if (request.is_error() || conn.cid() != 0) {
+        note("malformed INFO_REQ from the client");
+        return;
+    }
+    if (which_ == ClientCase::kInfoRspNever) {
+        note("INFO_REQ left unanswered");
+        return;
+    }
+    // Register every chunk, then describe them (send-queue order).
+    rcodec::SgEntry descs[kServeQueueDepth];
+    for (u32 i = 0; i < kServeQueueDepth; ++i) {
+        if (info_done_.load() == 0 &&
+            chunk_regions_[i]->post_register(conn.qp(), nullptr, kLocalWrite | kRemoteWrite | kRemoteRead, kUnsignaled)
+                .is_error())
+            return;
+        descs[i] = rcodec::SgEntry{chunk_regions_[i]->iova(), chunk_regions_[i]->rkey(), kServeChunkSize};
+    }
+    info_done_.store(1);
+    u8* out = out_->data();
+    size_t length = 0;
+    auto built = rcodec::build_info_rsp(out_->bytes(), Span<const rcodec::SgEntry>(descs, kServeQueueDepth));
+    if (built.is_error())
+        return;
+    length = built.value();
+    switch (which_) {
+    case ClientCase::kInfoRspSgCntHuge:
+        out[2] = 0xff;
+        out[3] = 0xff;
+        length = sizeof(rwire::InfoRspHeader) + sizeof(rwire::SgDesc);
+        break;
+    case ClientCase::kInfoRspSgCntZero:
+        out[2] = 0;
+        out[3] = 0;
+        length = sizeof(rwire::InfoRspHeader);
+        break;
+    case ClientCase::kInfoRspLengthMismatch:
+        // The first descriptor claims half a chunk.
+        out[sizeof(rwire::InfoRspHeader) + 12] = u8((kServeChunkSize / 2) & 0xff);
+        out[sizeof(rwire::InfoRspHeader) + 13] = u8((kServeChunkSize / 2) >> 8);
+        out[sizeof(rwire::InfoRspHeader) + 14] = u8((kServeChunkSize / 2) >> 16);
+        break;
+    default:
+        break;
+    }
+    out_->sync_for_device();
+    Sge sge = out_->sge(pd_->local_dma_lkey(), 0, length);
+    if (conn.qp().post_send(nullptr, Span<const Sge>(&sge, 1), kUnsignaled).is_error())
+        note("cannot send INFO_RSP");
+    if (which_ == ClientCase::kAnswerNeverSent && conns_[1]) {
+        // An answer for msg id 3, which the client never sent.
+        auto imm = rcodec::encode_io_response_imm(3, 0, false);
+        if (imm.is_ok())
+            (void)conns_[1]->qp().post_write_imm(nullptr, {}, RemoteBuffer{}, imm.value(), kUnsignaled);
+        note("sent an answer for a request never made");
+    }
+}
+
+void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpan data, const rcodec::SgEntry* desc,
+                          bool need_invalidate)
+{
+    const u32 lkey = pd_->local_dma_lkey();
+    if (desc && error == 0 && !data.is_empty()) {
+        // Each chunk has its own 4 KiB of the out buffer (READ data up to that).
+        u32 offset = 8192 + chunk_id * 2048;
+        u32 length = cxxrt::min<u32>(u32(data.size()), 2048);
+        length = cxxrt::min<u32>(length, desc->len);
+        cxxrt::copy_bytes(out_->data() + offset, data.data(), length);
+        out_->sync_for_device();
+        Sge sge = out_->sge(lkey, offset, length);
+        (void)conn.qp().post_write(nullptr, Span<const Sge>(&sge, 1), RemoteBuffer{desc->addr, desc->key},
+                                   kUnsignaled);
+    }
+    bool fake = which_ == ClientCase::kReadFakeInvalidation && need_invalidate && desc && data.size() > 64 &&
+                fake_done_.exchange(1) == 0;
+    if (need_invalidate && desc && !fake)
+        (void)conn.qp().post_send_inv(nullptr, {}, desc->key, kUnsignaled);
+    auto imm = rcodec::encode_io_response_imm(chunk_id, error, need_invalidate);
+    if (imm.is_error())
+        return;
+    if (which_ == ClientCase::kRkeyRspBadId && info_done_.load()) {
+        u32 offset = 4096 + chunk_id * 8;
+        // The buffer id names no chunk of the session.
+        (void)rcodec::build_rkey_rsp(out_->bytes().slice(offset, 8), u16(60000u), 0x1234);
+        out_->data()[offset + 2] = u8(60000u & 0xff);
+        out_->data()[offset + 3] = u8(60000u >> 8);
+        out_->sync_for_device();
+        Sge sge = out_->sge(lkey, offset, 8);
+        (void)conn.qp().post_send_imm(nullptr, Span<const Sge>(&sge, 1), imm.value(), kUnsignaled);
+        note("answered with an RKEY_RSP for buffer 60000");
+        return;
+    }
+    (void)conn.qp().post_write_imm(nullptr, {}, RemoteBuffer{}, imm.value(), kUnsignaled);
+    if (which_ == ClientCase::kAnswerTwice) {
+        (void)conn.qp().post_write_imm(nullptr, {}, RemoteBuffer{}, imm.value(), kUnsignaled);
+        note("answered one request twice");
+    }
+    if (fake) {
+        probe_desc_ = *desc;
+        probe_conn_ = &conn;
+        note("answered a READ with the invalidated immediate, without SEND_WITH_INV");
+        // Late enough for the client to serve more IO first (a client that
+        // did not invalidate fails its next registration of that MR).
+        probe_.queue(3000);
+    }
+}
+
+// After a fake invalidation: is the client's rkey still good? A one-byte
+// RDMA write of the byte already there (zero) must fail.
+void ServeSession::probe()
+{
+    if (!probe_conn_)
+        return;
+    u32 offset = 8192 + kServeQueueDepth * 2048;
+    out_->data()[offset] = 0;
+    out_->sync_for_device();
+    Sge sge = out_->sge(pd_->local_dma_lkey(), offset, 1);
+    if (probe_conn_->qp()
+            .post_write(&probe_op_.done, Span<const Sge>(&sge, 1), RemoteBuffer{probe_desc_.addr, probe_desc_.key},
+                        kSignaled)
+            .is_error()) {
+        note("probe: cannot post");
+        return;
+    }
+    if (!wait_until([this] { return probe_op_.count.load() > 0; }, kConnectMs)) {
+        note("probe: no completion");
+        return;
+    }
+    if (probe_op_.status == WorkCompletion::kSuccess)
+        note("probe: an RDMA write through the old rkey succeeded: the client's MR is still valid");
+    else
+        note("probe: the old rkey is dead (the client invalidated it)");
+}
+
+void ServeSession::on_io_request(ServeConn& conn, u32 imm)
+{
+    auto request = rcodec::decode_io_request_imm(geometry_, imm);
+    if (request.is_error()) {
+        note("bad IO immediate from the client");
+        return;
+    }
+    u32 chunk_id = request.value().chunk_id;
+    DmaBuffer& chunk = *chunks_[chunk_id];
+    chunk.sync_for_cpu();
+    auto io = rcodec::decode_io_request(ConstByteSpan(chunk.data(), chunk.size()), request.value().offset);
+    if (io.is_error()) {
+        note("malformed IO message from the client");
+        return;
+    }
+    const rcodec::IoRequestView& view = io.value();
+    const rcodec::SgEntry desc = view.sg_cnt ? view.desc(0) : rcodec::SgEntry{};
+    const rcodec::SgEntry* descp = view.sg_cnt ? &desc : nullptr;
+    const bool need_invalidate = (view.flags & rwire::kMsgFlagNeedInvalidate) != 0;
+    auto type = ncodec::decode_type(view.usr);
+    if (type.is_error()) {
+        answer(conn, chunk_id, -cxxrt::err::kInval, {}, descp, need_invalidate);
+        return;
+    }
+    switch (type.value()) {
+    case nwire::MsgType::kSessInfo: {
+        u8 rsp[sizeof(nwire::SessInfoRspMsg)];
+        auto built = ncodec::build_sess_info_rsp(ByteSpan(rsp), nwire::kVersionMajor);
+        answer(conn, chunk_id, built.to_errno(), ConstByteSpan(rsp, sizeof(rsp)), descp, need_invalidate);
+        return;
+    }
+    case nwire::MsgType::kOpen: {
+        nwire::OpenRspMsg rsp{};
+        rsp.hdr.type.set(u16(nwire::MsgType::kOpenRsp));
+        rsp.device_id.set(7);
+        rsp.nsectors.set(kServeDeviceSectors);
+        rsp.max_hw_sectors.set(256);
+        rsp.max_discard_sectors.set(0);
+        rsp.discard_granularity.set(0);
+        rsp.physical_block_size.set(512);
+        rsp.logical_block_size.set(512);
+        rsp.max_segments.set(64);
+        switch (which_) {
+        case ClientCase::kOpenRspLogicalBlock32k:
+            rsp.logical_block_size.set(32768);
+            rsp.physical_block_size.set(32768);
+            break;
+        case ClientCase::kOpenRspDiscardGranularityZero:
+            rsp.max_discard_sectors.set(1024);
+            rsp.discard_granularity.set(0);
+            break;
+        case ClientCase::kOpenRspPhysicalBelowLogical:
+            rsp.logical_block_size.set(4096);
+            rsp.physical_block_size.set(512);
+            break;
+        case ClientCase::kOpenRspZeroSegments:
+            rsp.max_segments.set(0);
+            break;
+        case ClientCase::kOpenRspZeroMaxHwSectors:
+            rsp.max_hw_sectors.set(0);
+            break;
+        case ClientCase::kOpenRspSizeNotRepresentable:
+            rsp.nsectors.set(~0ull);
+            break;
+        default:
+            break;
+        }
+        answer(conn, chunk_id, 0, ConstByteSpan(reinterpret_cast<const u8*>(&rsp), sizeof(rsp)), descp,
+               need_invalidate);
+        return;
+    }
+    case nwire::MsgType::kIo: {
+        if (view.type == rwire::MsgType::kRead) {
+            answer(conn, chunk_id, 0, ConstByteSpan(zeros_, cxxrt::min<u32>(desc.len, sizeof(zeros_))), descp,
+                   need_invalidate);
+        } else {
+            answer(conn, chunk_id, 0, {}, descp, need_invalidate);
+        }
+        return;
+    }
+    default:
+        answer(conn, chunk_id, 0, {}, descp, need_invalidate);
+        return;
+    }
+}
+
+class HostileServer final : public CmEventHandler {
+public:
+    Result<void> listen(u16 port)
+    {
+        listener_ = CXXRT_TRY(CmId::create(Gfp::kernel(), *this));
+        kapi_rdma_addr any{};
+        any.family = KAPI_RDMA_AF_INET6;
+        any.port = port;
+        auto address = CXXRT_TRY(SockAddr::from(any));
+        CXXRT_TRY(listener_->bind(address));
+        return listener_->listen(64);
+    }
+
+    void on_cm_event(CmId&, const CmEvent& event) override
+    {
+        log::info("# hostile server: listener event %s", event.name());
+    }
+
+    int on_connect_request(CmId&, IncomingConnection& incoming, const CmEvent& event) override
+    {
+        auto request = rcodec::decode_conn_req(event.private_data);
+        if (request.is_error())
+            return -cxxrt::err::kInval;
+        const rcodec::ConnReqFields& fields = request.value();
+        ServeSession* session = nullptr;
+        for (u32 i = 0; i < count_; ++i)
+            if (sessions_[i]->matches(fields.paths_uuid) && fields.cid != 0)
+                session = sessions_[i].get();
+        if (!session) {
+            if (fields.cid != 0 || count_ >= kMaxServeSessions)
+                return -cxxrt::err::kConnRefused;
+            auto made = cxxrt::make_unique<ServeSession>(Gfp::kernel(), current_client_case(), fields.paths_uuid,
+                                                         fields.cid_num);
+            if (made.is_error())
+                return made.to_errno();
+            if (made.value()->init(incoming.device()).is_error())
+                return -cxxrt::err::kNoMem;
+            sessions_[count_] = made.release_value();
+            session = sessions_[count_++].get();
+            session->note("a client session starts");
+        }
+        return session->add(incoming, fields);
+    }
+
+    void stop()
+    {
+        listener_.reset();
+        for (u32 i = 0; i < count_; ++i)
+            sessions_[i].reset();
+        count_ = 0;
+    }
+
+private:
+    UniquePtr<CmId> listener_;
+    UniquePtr<ServeSession> sessions_[kMaxServeSessions];
+    u32 count_ = 0;
+};
+
+constinit HostileServer* g_hostile_server = nullptr;
+
+}  // namespace
+
+extern "C" int rtrs_hostile_serve(unsigned short port) noexcept
+{
+    int rc = cxxrt_module_init();
+    if (rc)
+        return rc;
+    auto* server = cxxrt::allocate<HostileServer>(Gfp::kernel());
+    if (!server) {
+        (void)cxxrt_module_exit();
+        return -cxxrt::err::kNoMem;
+    }
+    auto listening = server->listen(port);
+    if (listening.is_error()) {
+        log::err("cannot listen on port %u: %d", unsigned(port), listening.to_errno());
+        server->stop();
+        cxxrt::destroy(server);
+        (void)cxxrt_module_exit();
+        return listening.to_errno();
+    }
+    g_hostile_server = server;
+    log::info("# hostile server listening on port %u", unsigned(port));
+    return 0;
+}
+
+extern "C" void rtrs_hostile_stop(void) noexcept
+{
+    if (auto* server = cxxrt::exchange(g_hostile_server, nullptr)) {
+        server->stop();
+        cxxrt::destroy(server);
+    }
 }

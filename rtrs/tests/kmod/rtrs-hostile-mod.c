@@ -21,7 +21,7 @@
 #include <cxxrt/module-api.h>
 
 int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char *only, const char *skip,
-		     const char *dir, const char *blockdev, unsigned int flood);
+		     const char *dir, const char *blockdev, unsigned int flood, unsigned int flood_paths);
 void rtrs_hostile_wake(void);
 int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
 void rtrs_hostile_sleep_ms(unsigned int ms);
@@ -65,6 +65,10 @@ static uint flood;
 module_param(flood, uint, 0444);
 MODULE_PARM_DESC(flood, "Sessions the flood case opens (0: the flood case is skipped)");
 
+static uint flood_paths;
+module_param(flood_paths, uint, 0444);
+MODULE_PARM_DESC(flood_paths, "Paths of one session the flood_paths case opens (0: the case is skipped)");
+
 static DECLARE_WAIT_QUEUE_HEAD(rtrs_hostile_wq);
 
 /* KAPI: any context (completion handlers call it from softirq). */
@@ -102,7 +106,7 @@ static int __init rtrs_hostile_init(void)
 		pr_err("addr=<IPv4 of the victim> is required\n");
 		return -EINVAL;
 	}
-	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood);
+	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood, flood_paths);
 }
 
 static void __exit rtrs_hostile_exit(void)

@@ -28,7 +28,8 @@
 
 extern "C" {
 int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
-                     const char* dir, const char* blockdev, unsigned int flood) noexcept;
+                     const char* dir, const char* blockdev, unsigned int flood,
+                     unsigned int flood_paths) noexcept;
 void rtrs_hostile_wake(void) noexcept;
 int rtrs_hostile_wait(int (*done)(void* arg), void* arg, unsigned int timeout_ms) noexcept;
 void rtrs_hostile_sleep_ms(unsigned int ms) noexcept;
@@ -64,8 +65,10 @@ bool wait_until(F condition, unsigned timeout_ms)
 
 // What the victim did; the text goes into the case's log line.
 struct Observed {
-    enum Kind { kNothing, kRejected, kClosed, kErrorAnswer, kOkAnswer, kEstablished, kSetupFailed } kind = kNothing;
-    int value = 0;  // errno of a reject or an answer; where setup failed
+    enum Kind { kNothing, kRejected, kClosed, kErrorAnswer, kOkAnswer, kEstablished, kSetupFailed, kCounted } kind =
+        kNothing;
+    int value = 0;  // errno of a reject or an answer; where setup failed; accepted (kCounted)
+    int refused_count = 0;  // kCounted
 
     bool refused() const { return kind == kRejected || kind == kClosed || kind == kErrorAnswer; }
     void describe(char* out, size_t size) const;
@@ -131,6 +134,9 @@ void Observed::describe(char* out, size_t size) const
         break;
     case kSetupFailed:
         text.append("the case could not set up its path, step ").number(value);
+        break;
+    case kCounted:
+        text.number(value).append(" accepted, ").number(refused_count).append(" refused");
         break;
     }
 }
@@ -760,6 +766,7 @@ struct Env {
     const char* dir;
     const char* blockdev;
     unsigned flood;
+    unsigned flood_paths;
     u32 serial = 0;
 };
 
@@ -1315,6 +1322,79 @@ Verdict rnbd_open_char_device_null(Env& env)
     return rnbd_open_object(env, "/dev/null");
 }
 
+// RNBD messages shorter than their type needs.
+Verdict rnbd_io_header_too_short(Env& env)
+{
+    READY_PATH(path, true, true);
+    OPEN_BLOCKDEV(path, id, sectors);
+    u8 usr[sizeof(nwire::IoMsg)];
+    auto built = ncodec::build_io(ByteSpan(usr), read_io(id, 0, 4096));
+    if (built.is_error())
+        return setup_failed(22);
+    return expect_refusal(path->rnbd_io(read_io(id, 0, 4096), usr, 12));
+}
+Verdict rnbd_open_header_too_short(Env& env)
+{
+    READY_PATH(path, true, true);
+    u8 usr[sizeof(nwire::OpenMsg)];
+    auto built = ncodec::build_open(ByteSpan(usr), nwire::AccessMode::kReadOnly, StringView(env.blockdev));
+    if (built.is_error())
+        return setup_failed(22);
+    int before = path->answers(1);
+    if (path->rtrs_read(1, ConstByteSpan(usr, 8), sizeof(nwire::OpenRspMsg)).is_error())
+        return setup_failed(23);
+    return expect_refusal(path->reaction(1, before));
+}
+Verdict rnbd_sess_info_too_short(Env& env)
+{
+    READY_PATH(path, true, false);
+    u8 usr[4] = {u8(nwire::MsgType::kSessInfo), 0, 0, 0};
+    int before = path->answers(1);
+    if (path->rtrs_read(1, ConstByteSpan(usr, sizeof(usr)), sizeof(nwire::SessInfoRspMsg)).is_error())
+        return setup_failed(23);
+    return expect_refusal(path->reaction(1, before));
+}
+
+// Many paths in one session (one paths UUID, a path UUID each), each with
+// its connections up and INFO done. Beyond the per-session path limit the
+// server must refuse them.
+Verdict flood_paths(Env& env)
+{
+    Observed seen;
+    u32 count = env.flood_paths;
+    UniquePtr<Path>* paths = cxxrt::allocate_array<UniquePtr<Path>>(Gfp::kernel(), count);
+    if (!paths)
+        return setup_failed(1);
+    for (u32 i = 0; i < count; ++i)
+        new (&paths[i]) UniquePtr<Path>();
+    u32 accepted = 0, refused = 0;
+    char name[32];
+    Text(name, sizeof(name)).append("flood-paths-").number(env.serial + 1);
+    for (u32 i = 0; i < count; ++i) {
+        auto made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
+        if (made.is_error())
+            break;
+        paths[i] = made.release_value();
+        if (i > 0)
+            paths[i]->paths_uuid = paths[0]->paths_uuid;
+        auto up = paths[i]->connect_all();
+        if (up.is_ok())
+            up = paths[i]->info(StringView(name));
+        if (up.is_ok())
+            ++accepted;
+        else
+            ++refused;
+    }
+    log::info("# flood: %u paths of one session asked, %u accepted, %u refused", count, accepted, refused);
+    for (u32 i = 0; i < count; ++i)
+        paths[i].~UniquePtr();
+    cxxrt::free_array(paths);
+    seen.kind = Observed::kCounted;
+    seen.value = int(accepted);
+    seen.refused_count = int(refused);
+    return Verdict{refused > 0 && accepted > 0, seen};
+}
+
 // Many sessions from one client, each a path with its connections up and
 // INFO done (chunk memory allocated and registered). The server must
 // refuse some of them (its session limit) and stay healthy.
@@ -1347,8 +1427,9 @@ Verdict flood_sessions(Env& env)
     for (u32 i = 0; i < count; ++i)
         paths[i].~UniquePtr();
     cxxrt::free_array(paths);
-    seen.kind = refused ? Observed::kRejected : Observed::kEstablished;
-    seen.value = int(refused);
+    seen.kind = Observed::kCounted;
+    seen.value = int(accepted);
+    seen.refused_count = int(refused);
     return Verdict{refused > 0, seen};
 }
 
@@ -1400,6 +1481,9 @@ constexpr Case kServerCases[] = {
     {"rnbd_io_size_not_sector_multiple", rnbd_io_size_not_sector_multiple},
     {"rnbd_io_size_zero", rnbd_io_size_zero},
     {"rnbd_io_write_size_mismatch", rnbd_io_write_size_mismatch},
+    {"rnbd_io_header_too_short", rnbd_io_header_too_short},
+    {"rnbd_open_header_too_short", rnbd_open_header_too_short},
+    {"rnbd_sess_info_too_short", rnbd_sess_info_too_short},
     {"rnbd_open_bad_access_mode", rnbd_open_bad_access_mode},
     {"rnbd_open_regular_file", rnbd_open_regular_file},
     {"rnbd_open_fifo", rnbd_open_fifo},
@@ -1408,6 +1492,7 @@ constexpr Case kServerCases[] = {
     {"rnbd_open_char_device_zero", rnbd_open_char_device_zero},
     {"rnbd_open_char_device_null", rnbd_open_char_device_null},
     {"flood_sessions", flood_sessions},
+    {"flood_paths", flood_paths},
 };
 
 // True when name is an element of the comma-separated list.
@@ -1429,7 +1514,8 @@ bool listed(const char* list, const char* name)
 }  // namespace
 
 extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
-                                const char* dir, const char* blockdev, unsigned int flood) noexcept
+                                const char* dir, const char* blockdev, unsigned int flood,
+                                unsigned int flood_paths_count) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
@@ -1450,11 +1536,12 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
     env->dir = dir;
     env->blockdev = blockdev;
     env->flood = flood;
+    env->flood_paths = flood_paths_count;
     int failed = 0, run = 0;
     for (const Case& c : kServerCases) {
         if (only && *only && !listed(only, c.name))
             continue;
-        if (c.run == flood_sessions && flood == 0)
+        if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0))
             continue;  // only when asked for, with its own server settings
         if (listed(skip, c.name)) {
             log::info("case %s: skip", c.name);

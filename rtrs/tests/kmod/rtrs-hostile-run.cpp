@@ -1662,6 +1662,7 @@ constexpr u32 kServeQueueDepth = 16;
 constexpr u32 kServeChunkSize = 64 * 1024;
 constexpr u32 kServeHeaderSize = 4096;
 constexpr u64 kServeDeviceSectors = (64ull << 20) >> 9;
+constexpr u64 kFakeSector = 4096;  // 2 MiB into the device
 constexpr u16 kMaxServeConnections = 16;
 constexpr u32 kMaxServeSessions = 64;
 
@@ -1730,7 +1731,7 @@ public:
 
 private:
     void answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpan data, const rcodec::SgEntry* desc,
-                bool need_invalidate);
+                bool need_invalidate, bool fake_candidate = false);
     void build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const;
     void probe();
 
@@ -1993,7 +1994,7 @@ void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
 }
 
 void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpan data, const rcodec::SgEntry* desc,
-                          bool need_invalidate)
+                          bool need_invalidate, bool fake_candidate)
 {
     const u32 lkey = pd_->local_dma_lkey();
     if (desc && error == 0 && !data.is_empty()) {
@@ -2007,7 +2008,7 @@ void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpa
         (void)conn.qp().post_write(nullptr, Span<const Sge>(&sge, 1), RemoteBuffer{desc->addr, desc->key},
                                    kUnsignaled);
     }
-    bool fake = which_ == ClientCase::kReadFakeInvalidation && need_invalidate && desc && data.size() > 64 &&
+    bool fake = which_ == ClientCase::kReadFakeInvalidation && fake_candidate && need_invalidate && desc &&
                 fake_done_.exchange(1) == 0;
     if (need_invalidate && desc && !fake)
         (void)conn.qp().post_send_inv(nullptr, {}, desc->key, kUnsignaled);
@@ -2141,8 +2142,14 @@ void ServeSession::on_io_request(ServeConn& conn, u32 imm)
     }
     case nwire::MsgType::kIo: {
         if (view.type == rwire::MsgType::kRead) {
+            // Only the READ of kFakeSector is answered with the fake
+            // invalidation: the test reads it on purpose (the kernel's own
+            // reads at map time stay honest).
+            nwire::IoMsg msg{};
+            cxxrt::copy_bytes(&msg, view.usr.data(), cxxrt::min(view.usr.size(), sizeof(msg)));
+            const bool fake_candidate = view.usr.size() >= nwire::kIoMsgV1Size && msg.sector.get() == kFakeSector;
             answer(conn, chunk_id, 0, ConstByteSpan(zeros_, cxxrt::min<u32>(desc.len, sizeof(zeros_))), descp,
-                   need_invalidate);
+                   need_invalidate, fake_candidate);
         } else {
             answer(conn, chunk_id, 0, {}, descp, need_invalidate);
         }

@@ -1,25 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-server C boundary: block devices opened by path and their queue
- * properties (see kapi-blkdev.h). One kernel call per function.
+ * rnbd-server C boundary: paths looked up without opening them, block
+ * devices opened by device number and their queue properties (see kapi-blkdev.h). One kernel call per function.
  */
 #include <linux/blkdev.h>
 #include <linux/namei.h>
 #include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/path.h>
+#include <linux/cred.h>
 #include "kapi-blkdev.h"
 
 /* KAPI: process context, sleeps (path walk). */
-int kapi_path_is_blockdev(const char *path)
+int kapi_path_lookup(const char *name, void *path)
 {
-	struct path found;
-	int is_blk;
-	int rc = kern_path(path, LOOKUP_FOLLOW, &found);
+	return kern_path(name, LOOKUP_FOLLOW, path);
+}
 
-	if (rc)
-		return rc;
-	is_blk = S_ISBLK(d_inode(found.dentry)->i_mode);
-	path_put(&found);
-	return is_blk;
+void kapi_path_put(void *path)
+{
+	path_put(path);
+}
+
+unsigned int kapi_path_mode(const void *path)
+{
+	return d_inode(((const struct path *)path)->dentry)->i_mode;
+}
+
+unsigned int kapi_path_rdev(const void *path)
+{
+	return d_inode(((const struct path *)path)->dentry)->i_rdev;
+}
+
+/* The test of the kernel's may_open_dev(), which is not exported. */
+int kapi_path_nodev(const void *path)
+{
+	const struct vfsmount *mnt = ((const struct path *)path)->mnt;
+
+	return (mnt->mnt_flags & MNT_NODEV) || (mnt->mnt_sb->s_iflags & SB_I_NODEV);
+}
+
+int kapi_path_is_under(const void *path, const void *dir)
+{
+	return path_is_under(path, dir);
+}
+
+int kapi_path_permission(const void *path, int writable)
+{
+	const struct path *p = path;
+
+	return inode_permission(mnt_user_ns(p->mnt), d_inode(p->dentry), writable ? MAY_READ | MAY_WRITE : MAY_READ);
 }
 
 static fmode_t kapi_blkdev_mode(int writable)
@@ -28,9 +58,9 @@ static fmode_t kapi_blkdev_mode(int writable)
 }
 
 /* KAPI: process context, sleeps. */
-int kapi_blkdev_open(const char *path, int writable, void **out)
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **out)
 {
-	struct block_device *bdev = blkdev_get_by_path(path, kapi_blkdev_mode(writable), NULL);
+	struct block_device *bdev = blkdev_get_by_dev(dev, kapi_blkdev_mode(writable), NULL);
 
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
@@ -42,6 +72,11 @@ int kapi_blkdev_open(const char *path, int writable, void **out)
 void kapi_blkdev_close(void *bdev, int writable)
 {
 	blkdev_put(bdev, kapi_blkdev_mode(writable));
+}
+
+int kapi_blkdev_read_only(void *bdev)
+{
+	return bdev_read_only(bdev);
 }
 
 unsigned long long kapi_blkdev_nr_sectors(void *bdev)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * C boundary of rnbd-server towards the block layer and the VFS:
- *   kapi-blkdev.c  open/close a block device by path, its queue properties;
+ *   kapi-blkdev.c  paths looked up without opening them, block devices
+ *                  opened by device number, their queue properties;
  *   kapi-bio.c     one bio per RNBD IO, completed through an upcall;
  *   kapi-file.c    a file (disk image) served through the VFS.
  * Kernel objects are opaque pointers (struct block_device *, struct file *).
@@ -19,19 +20,42 @@ extern "C" {
 /* ---- paths ---- */
 
 /*
- * KAPI: process context, sleeps. 1 if `path` names a block device node,
- * 0 for anything else that exists, or -errno from the lookup (-ENOENT).
+ * A looked-up path (struct path, KABI_SIZEOF_PATH bytes of caller storage)
+ * held while the export policy looks at it, then opened as it is: what is
+ * opened is what was checked.
+ *
+ * KAPI: process context, sleeps (path walk). kern_path(LOOKUP_FOLLOW): 0
+ * and *path filled (release with kapi_path_put), or -errno (-ENOENT). Opens
+ * nothing: a FIFO or a device node is only looked at.
  */
-int kapi_path_is_blockdev(const char *path) KAPI_NOEXCEPT;
+int kapi_path_lookup(const char *name, void *path) KAPI_NOEXCEPT;
+/* KAPI: process context. */
+void kapi_path_put(void *path) KAPI_NOEXCEPT;
+/* The inode's i_mode (type and permission bits). KAPI: any context; the path is held. */
+unsigned int kapi_path_mode(const void *path) KAPI_NOEXCEPT;
+/* The inode's i_rdev (device number of a device node). KAPI: any context. */
+unsigned int kapi_path_rdev(const void *path) KAPI_NOEXCEPT;
+/* 1 if device nodes may not be opened on the path's mount (MNT_NODEV, SB_I_NODEV). */
+int kapi_path_nodev(const void *path) KAPI_NOEXCEPT;
+/* 1 if `path` lies under `dir` in the mount tree (path_is_under). KAPI: process context. */
+int kapi_path_is_under(const void *path, const void *dir) KAPI_NOEXCEPT;
+/*
+ * KAPI: process context. inode_permission() for reading, and writing when
+ * `writable`: 0 or -errno (-EACCES, -EPERM for an immutable file, -EROFS).
+ */
+int kapi_path_permission(const void *path, int writable) KAPI_NOEXCEPT;
 
 /* ---- block devices (blockio) ---- */
 
 /*
- * KAPI: process context, sleeps. blkdev_get_by_path() with FMODE_READ, plus
+ * KAPI: process context, sleeps. blkdev_get_by_dev() of the device number
+ * taken from a checked path (kapi_path_rdev), with FMODE_READ, plus
  * FMODE_WRITE when `writable` (not exclusive, like Linux's rnbd-server).
  * 0 and *out = the block_device, or -errno.
  */
-int kapi_blkdev_open(const char *path, int writable, void **out) KAPI_NOEXCEPT;
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **out) KAPI_NOEXCEPT;
+/* 1 if the device is read-only (bdev_read_only). KAPI: any context. */
+int kapi_blkdev_read_only(void *bdev) KAPI_NOEXCEPT;
 /* KAPI: process context. `writable` must be what kapi_blkdev_open got. */
 void kapi_blkdev_close(void *bdev, int writable) KAPI_NOEXCEPT;
 /* Device properties. KAPI: any context; the device is open. */
@@ -79,12 +103,14 @@ void rnbd_srv_cxx_bio_done(void *context, int error) KAPI_NOEXCEPT;
 
 /* ---- files (fileio) ---- */
 
-/* KAPI: process context. filp_open(O_RDONLY or O_RDWR, O_LARGEFILE). 0 and *out, or -errno. */
-int kapi_file_open(const char *path, int writable, void **out) KAPI_NOEXCEPT;
+/*
+ * KAPI: process context. dentry_open() of a checked path (kapi_path_lookup)
+ * with O_RDONLY or O_RDWR, O_LARGEFILE: no second lookup by name. 0 and
+ * *out, or -errno.
+ */
+int kapi_file_open_path(const void *path, int writable, void **out) KAPI_NOEXCEPT;
 /* KAPI: process context. */
 void kapi_file_close(void *file) KAPI_NOEXCEPT;
-/* 1 regular file, 2 block device node, 0 anything else. KAPI: any context. */
-int kapi_file_kind(void *file) KAPI_NOEXCEPT;
 /* Size in bytes (i_size). KAPI: any context. */
 unsigned long long kapi_file_size(void *file) KAPI_NOEXCEPT;
 /* Identity: device number of the filesystem (or of the node for block devices) and inode number. */

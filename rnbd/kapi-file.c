@@ -5,6 +5,8 @@
  * the page cache; writes bypass it where the filesystem allows O_DIRECT.
  */
 #include <linux/fs.h>
+#include <linux/cred.h>
+#include <linux/path.h>
 #include <linux/falloc.h>
 #include <linux/bvec.h>
 #include <linux/uio.h>
@@ -12,9 +14,9 @@
 #include "kapi-blkdev.h"
 
 /* KAPI: process context, sleeps. */
-int kapi_file_open(const char *path, int writable, void **out)
+int kapi_file_open_path(const void *path, int writable, void **out)
 {
-	struct file *file = filp_open(path, (writable ? O_RDWR : O_RDONLY) | O_LARGEFILE, 0);
+	struct file *file = dentry_open(path, (writable ? O_RDWR : O_RDONLY) | O_LARGEFILE, current_cred());
 
 	if (IS_ERR(file))
 		return PTR_ERR(file);
@@ -26,13 +28,6 @@ int kapi_file_open(const char *path, int writable, void **out)
 void kapi_file_close(void *file)
 {
 	filp_close(file, NULL);
-}
-
-int kapi_file_kind(void *file)
-{
-	umode_t mode = file_inode(file)->i_mode;
-
-	return S_ISREG(mode) ? 1 : S_ISBLK(mode) ? 2 : 0;
 }
 
 unsigned long long kapi_file_size(void *file)

@@ -1,10 +1,12 @@
-// rnbd-server: the backing object of a mapping (block device or file), the
+// rnbd-server: the backing object of a mapping (block device or file) and
+// the export policy applied to it, the file_export_dir parameter, the
 // exported Device with its sysfs directory, and a mapping's sysfs files.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
 #include "rnbd/kapi-blkdev.h"
 #include "rnbd/rnbd-srv-kapi.h"
+#include "rnbd/rnbd-srv-policy.hpp"
 #include "rnbd/rnbd-srv.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -22,34 +24,100 @@ constexpr u32 kFileMaxDiscardSectors = 1u << 16;  // 32 MiB per discard
 
 }  // namespace
 
+// ---- PathBuffer ----
+
+PathBuffer::PathBuffer() : data_(allocate_array<char>(Gfp::kernel(), policy::kPathMax)) {}
+PathBuffer::~PathBuffer() { free_array(data_); }
+Span<char> PathBuffer::span() { return Span<char>(data_, policy::kPathMax); }
+
+namespace {
+
+// A looked-up path (struct path) and its reference, dropped at scope end.
+class KernelPath : Pinned {
+public:
+    KernelPath() = default;
+    ~KernelPath()
+    {
+        if (held_)
+            kapi_path_put(storage_);
+    }
+
+    Result<void> lookup(const char* name)
+    {
+        CXXRT_TRY(to_result(kapi_path_lookup(name, storage_)));
+        held_ = true;
+        return {};
+    }
+    const void* native() const { return storage_; }
+    policy::ObjectKind kind() const { return policy::object_kind(kapi_path_mode(storage_)); }
+    bool nodev() const { return kapi_path_nodev(storage_) != 0; }
+    u32 rdev() const { return kapi_path_rdev(storage_); }
+    bool is_under(const KernelPath& dir) const { return kapi_path_is_under(storage_, dir.storage_) != 0; }
+
+private:
+    alignas(KABI_ALIGNOF_PATH) unsigned char storage_[KABI_SIZEOF_PATH];
+    bool held_ = false;
+};
+
+// Whether the object at `object` lies inside the directory named by
+// `file_export_dir` (looked up now: the parameter may have changed, or the
+// directory may be gone, since it was set).
+bool inside_file_export_dir(const KernelPath& object, const char* file_export_dir)
+{
+    KernelPath dir;
+    if (dir.lookup(file_export_dir).is_error() || dir.kind() != policy::ObjectKind::kDirectory)
+        return false;
+    return object.is_under(dir);
+}
+
+}  // namespace
+
 // ---- Backing ----
 
-Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode)
+Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
 {
-    const int is_blk = kapi_path_is_blockdev(path);
-    if (is_blk < 0)
-        return Error::from_errno(is_blk);
+    refusal_ = "";
+    KernelPath object;
+    auto found = object.lookup(path);
+    if (found.is_error()) {
+        refusal_ = "lookup failed";
+        return found.error();
+    }
+    policy::ExportFacts facts;
+    facts.kind = object.kind();
+    facts.nodev_mount = object.nodev();
+    facts.file_export_enabled = file_export_dir[0] != '\0';
+    if (facts.kind == policy::ObjectKind::kRegularFile && facts.file_export_enabled)
+        facts.inside_file_export_dir = inside_file_export_dir(object, file_export_dir);
+    const policy::ExportDecision decision = policy::decide_export(facts, mode);
+    if (decision.error) {
+        refusal_ = decision.reason;
+        return Error::from_errno(decision.error);
+    }
     writable_ = writable;
-    if (is_blk == 1 && mode != wire::IoMode::kFileIo) {
+    if (decision.open_as == policy::OpenAs::kBlockDevice) {
         void* bdev = nullptr;
-        CXXRT_TRY(to_result(kapi_blkdev_open(path, writable, &bdev)));
+        CXXRT_TRY(to_result(kapi_blkdev_open_by_dev(object.rdev(), writable, &bdev)));
+        if (writable && kapi_blkdev_read_only(bdev)) {
+            kapi_blkdev_close(bdev, writable);
+            refusal_ = "read-write open of a read-only block device";
+            return Error(err::kAccess);
+        }
         kind_ = IoKind::kBlock;
         handle_ = bdev;
+        logical_block_size_ = kapi_blkdev_logical_block_size(bdev);
         key_dev_ = kapi_blkdev_devt(bdev);
         key_ino_ = 0;
         return {};
     }
+    CXXRT_TRY(to_result(kapi_path_permission(object.native(), writable)));
     void* file = nullptr;
-    CXXRT_TRY(to_result(kapi_file_open(path, writable, &file)));
-    const int file_kind = kapi_file_kind(file);
-    if (file_kind == 0) {
-        kapi_file_close(file);
-        return Error(err::kInval);  // neither a regular file nor a block device
-    }
+    CXXRT_TRY(to_result(kapi_file_open_path(object.native(), writable, &file)));
     kind_ = IoKind::kFile;
     handle_ = file;
-    file_is_block_node_ = file_kind == 2;
+    file_is_block_node_ = facts.kind == policy::ObjectKind::kBlockDevice;
     can_direct_ = kapi_file_can_direct(file) != 0;
+    logical_block_size_ = wire::kSectorSize;
     key_dev_ = kapi_file_dev(file);
     key_ino_ = kapi_file_ino(file);
     return {};
@@ -81,7 +149,7 @@ void Backing::fill_open_rsp(codec::OpenRspFields& rsp) const
     rsp.max_write_same_sectors = 0;
     if (kind_ == IoKind::kBlock) {
         void* bdev = handle_;
-        rsp.logical_block_size = u16(kapi_blkdev_logical_block_size(bdev));
+        rsp.logical_block_size = u16(logical_block_size_);
         rsp.physical_block_size = u16(kapi_blkdev_physical_block_size(bdev));
         rsp.max_segments = u16(min(kapi_blkdev_max_segments(bdev), 0xffffu));
         rsp.max_hw_sectors = kapi_blkdev_max_hw_sectors(bdev);
@@ -95,8 +163,8 @@ void Backing::fill_open_rsp(codec::OpenRspFields& rsp) const
     }
     // Through the VFS: writes that do not bypass the page cache are made
     // durable by flush (fsync) and FUA (fsync of the range).
-    rsp.logical_block_size = u16(wire::kSectorSize);
-    rsp.physical_block_size = u16(wire::kSectorSize);
+    rsp.logical_block_size = u16(logical_block_size_);
+    rsp.physical_block_size = u16(logical_block_size_);
     rsp.max_segments = kFileMaxSegments;
     rsp.max_hw_sectors = kFileMaxHwSectors;
     const bool can_punch = !file_is_block_node_;
@@ -225,4 +293,41 @@ constexpr sysfs::GroupSpec kSessDevGroup = sysfs::group(kSessDevAttributes);
 
 const sysfs::GroupSpec& sess_dev_group_spec() { return kSessDevGroup; }
 
+Result<void> copy_file_export_dir(Span<char> out)
+{
+    rnbd_srv_params_lock();
+    TextBuffer text(out);
+    text.append(StringView(rnbd_srv_file_export_dir()));
+    rnbd_srv_params_unlock();
+    return text.truncated() ? Result<void>(Error(err::kNameTooLong)) : Result<void>();
+}
+
 }  // namespace rnbd::srv
+
+extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage, unsigned int size) noexcept
+{
+    using namespace rnbd::srv;
+    auto checked = policy::check_file_export_dir(StringView(value));
+    if (checked.is_error())
+        return checked.to_errno();
+    const size_t length = checked.value();
+    if (length + 1 > size)
+        return -err::kNameTooLong;
+    if (length == 0) {
+        storage[0] = '\0';
+        return 0;
+    }
+    PathBuffer candidate;
+    if (!candidate.data())
+        return -err::kNoMem;
+    copy_bytes(candidate.data(), value, length);
+    candidate.data()[length] = '\0';
+    KernelPath dir;
+    auto found = dir.lookup(candidate.data());
+    if (found.is_error())
+        return found.to_errno();
+    if (dir.kind() != policy::ObjectKind::kDirectory)
+        return -policy::kErrNotDir;
+    copy_bytes(storage, candidate.data(), length + 1);
+    return 0;
+}

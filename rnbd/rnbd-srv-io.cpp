@@ -3,12 +3,14 @@
 // RTRS calls on_rtrs_io() in softirq for every message of a session.
 // SESS_INFO is answered at once; OPEN and CLOSE become a ControlOp on the
 // control workqueue; an IO is validated here (message, device id, range,
-// direction, read-only mapping) and then becomes an IoWork on the IO
+// alignment, direction, priority, read-only mapping: policy::check_io) and
+// then becomes an IoWork on the IO
 // workqueue, which submits a bio (blockio) or calls the VFS (fileio).
 // Every path answers the RTRS request exactly once.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include "rnbd/kapi-blkdev.h"
+#include "rnbd/rnbd-srv-kapi.h"
 #include "rnbd/rnbd-srv-policy.hpp"
 #include "rnbd/rnbd-srv.hpp"
 #include <cxxrt/enforce.hpp>
@@ -175,20 +177,25 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
         log::err_ratelimited("session %s: invalid IO message: %d", session.name(), decoded.to_errno());
         return decoded.to_errno();
     }
-    const codec::IoFields& f = decoded.value();
+    codec::IoFields f = decoded.value();
     SessDev* dev = session.get_dev(f.device_id);
     if (!dev) {
         log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
         return -err::kNotConn;
     }
-    const int error = policy::check_io(f, direction == RTRS_READ, dev->backing().sectors(), dev->read_only());
+    policy::IoTarget target;
+    target.sectors = dev->backing().sectors();
+    target.logical_block_size = dev->backing().logical_block_size();
+    target.read_only = dev->read_only();
+    const int error = policy::check_io(f, direction == RTRS_READ, target);
     if (error) {
-        log::err_ratelimited("session %s: IO (op %u, sector %llu, %u bytes) refused on device id %u: %d",
-                             session.name(), u32(f.op), (unsigned long long)f.sector, f.bi_size, f.device_id,
-                             error);
+        log::err_ratelimited("session %s: IO (op %u, sector %llu, %u bytes, prio %#x) refused on device id %u: %d",
+                             session.name(), u32(f.op), (unsigned long long)f.sector, f.bi_size, unsigned(f.prio),
+                             f.device_id, error);
         dev->put();
         return error;
     }
+    f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
     IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, f);
     if (!work) {
         dev->put();

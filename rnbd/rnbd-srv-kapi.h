@@ -17,6 +17,25 @@ void rnbd_srv_cxx_exit(void) KAPI_NOEXCEPT;
 /* The dev_search_path parameter (fixed after load). KAPI: any context. */
 const char *rnbd_srv_dev_search_path(void) KAPI_NOEXCEPT;
 /*
+ * The file_export_dir parameter (writable at run time): read it only
+ * between rnbd_srv_params_lock() and rnbd_srv_params_unlock()
+ * (kernel_param_lock of this module). KAPI: process context.
+ */
+const char *rnbd_srv_file_export_dir(void) KAPI_NOEXCEPT;
+void rnbd_srv_params_lock(void) KAPI_NOEXCEPT;
+void rnbd_srv_params_unlock(void) KAPI_NOEXCEPT;
+/*
+ * The file_export_dir setter's logic (C++): checks `value` (empty, or an
+ * absolute path naming an existing directory) and copies it into `storage`
+ * of `size` bytes without a trailing newline; `storage` is left alone on an
+ * error. 0 or -EINVAL, -ENAMETOOLONG, -ENOENT, -ENOTDIR, ... Runs with the
+ * parameter lock held (or at load, before rnbd_srv_cxx_init). KAPI: process
+ * context, sleeps.
+ */
+int rnbd_srv_cxx_set_file_export_dir(const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
+/* The allow_realtime_ioprio parameter. KAPI: any context. */
+int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
+/*
  * A reference on this module, held per exported mapping so that rmmod is
  * refused while anything is exported. KAPI: any context.
  */

@@ -14,21 +14,6 @@ namespace rnbd::srv {
 
 using namespace cxxrt;
 
-namespace {
-
-class PathBuffer : Pinned {
-public:
-    PathBuffer() : data_(allocate_array<char>(Gfp::kernel(), policy::kPathMax)) {}
-    ~PathBuffer() { free_array(data_); }
-    char* data() { return data_; }
-    Span<char> span() { return Span<char>(data_, policy::kPathMax); }
-
-private:
-    char* data_;
-};
-
-}  // namespace
-
 Session::Session(rtrs_server_session* rtrs) : rtrs_(rtrs)
 {
     if (rtrs_server_session_name(rtrs, name_, sizeof(name_)) < 0)
@@ -87,10 +72,16 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
             log::err_ratelimited("session %s: device path refused (contains '..' or too long)", name_);
             return built.error();
         }
-        auto created = create_dev(msg, path.data());
+        PathBuffer file_export_dir;
+        if (!file_export_dir.data())
+            return Error(err::kNoMem);
+        CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
+        const char* refusal = "";
+        auto created = create_dev(msg, path.data(), file_export_dir.data(), refusal);
         if (created.is_error()) {
-            log::err_ratelimited("session %s: cannot open '%s' (%s): %d", name_, path.data(),
-                                 access_mode_name(msg.access_mode), created.to_errno());
+            log::err_ratelimited("session %s: cannot open '%s' (%s): %s%s%d", name_, path.data(),
+                                 access_mode_name(msg.access_mode), refusal, refusal[0] ? ": " : "",
+                                 created.to_errno());
             return created.error();
         }
         dev = created.value();
@@ -108,14 +99,16 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
     return {};
 }
 
-Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path)
+Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+                                     const char*& refusal)
 {
     SessDev* dev = allocate<SessDev>(Gfp::kernel(), *this, free_id(), msg.access_mode, msg.dev_name);
     if (!dev)
         return Error(err::kNoMem);
     const bool writable = msg.access_mode != wire::AccessMode::kReadOnly;
-    auto opened = dev->backing_.open(path, writable, msg.io_mode);
+    auto opened = dev->backing_.open(path, writable, msg.io_mode, file_export_dir);
     if (opened.is_error()) {
+        refusal = dev->backing_.refusal();
         destroy(dev);
         return opened.error();
     }

@@ -57,15 +57,30 @@ const char* access_mode_name(wire::AccessMode mode);
 // How a mapping reaches its data.
 enum class IoKind : u8 { kBlock, kFile };
 
+// A PATH_MAX buffer for a path (kmalloc'd: too big for a kernel stack).
+class PathBuffer : Pinned {
+public:
+    PathBuffer();
+    ~PathBuffer();
+    char* data() { return data_; }
+    cxxrt::Span<char> span();
+
+private:
+    char* data_;
+};
+
 // One open of the exported object (a block_device or a struct file).
 class Backing : Pinned {
 public:
     Backing() = default;
     ~Backing() { close(); }
 
-    // Opens `path` as a block device unless it is not one or fileio is asked
-    // for; a regular file always goes through the VFS. Process context.
-    Result<void> open(const char* path, bool writable, wire::IoMode mode);
+    // Looks `path` up without opening it, applies the export policy
+    // (policy::decide_export; `file_export_dir` empty = file export off) and
+    // opens exactly the object it checked: a block device by its device
+    // number, a file or (fileio) a device node through the looked-up path.
+    // On a refusal, refusal() says why. Process context.
+    Result<void> open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir);
     void close();
 
     IoKind kind() const { return kind_; }
@@ -74,12 +89,16 @@ public:
     // A block device, opened as such or as a device node through the VFS.
     bool is_block_node() const { return kind_ == IoKind::kBlock || file_is_block_node_; }
     u64 sectors() const;
+    // The logical block size announced in OPEN_RSP, which IO must be aligned to.
+    u32 logical_block_size() const { return logical_block_size_; }
     // Identity of the object, equal for every open of it (blockio or fileio).
     u32 key_dev() const { return key_dev_; }
     u64 key_ino() const { return key_ino_; }
     bool can_direct() const { return can_direct_; }
     // OPEN_RSP limits of this object.
     void fill_open_rsp(codec::OpenRspFields& rsp) const;
+    // Why the last open() was refused (a static text; "" when it was not).
+    const char* refusal() const { return refusal_; }
 
 private:
     IoKind kind_ = IoKind::kBlock;
@@ -87,8 +106,10 @@ private:
     bool writable_ = false;
     bool file_is_block_node_ = false;
     bool can_direct_ = false;
+    u32 logical_block_size_ = wire::kSectorSize;
     u32 key_dev_ = 0;
     u64 key_ino_ = 0;
+    const char* refusal_ = "";
 };
 
 class Session;
@@ -214,7 +235,10 @@ private:
     // Tears a mapping down; keep_id leaves the id reserved (force_close: the
     // client still uses it and will send CLOSE for it).
     void close_dev(SessDev& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
-    Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path) CXXRT_REQUIRES(mutex_);
+    // Opens the object at `path` under the export policy; on an error,
+    // `refusal` says why (a static text, "" for none).
+    Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+                                const char*& refusal) CXXRT_REQUIRES(mutex_);
 
     rtrs_server_session* rtrs_;
     Atomic<u8> version_{wire::kVersionMajor};
@@ -262,6 +286,9 @@ private:
 };
 
 Server& server();
+// The file_export_dir parameter's current value ("" = file export off),
+// read under the parameter lock. -ENAMETOOLONG if `out` is too small.
+Result<void> copy_file_export_dir(cxxrt::Span<char> out);
 // The files of sessions/<sessname>/ (rnbd-srv-device.cpp).
 const sysfs::GroupSpec& sess_dev_group_spec();
 

@@ -123,3 +123,13 @@ int kabi_rtrs_rdma(void)
 	DEFINE(KABI_DMA_FROM_DEVICE, DMA_FROM_DEVICE);
 	return 0;
 }
+
+/* rnbd-server: a looked-up path held while the export policy decides (rnbd/rnbd-srv-device.cpp). */
+#include <linux/path.h>
+
+int kabi_rnbd_server(void);
+int kabi_rnbd_server(void)
+{
+	KABI_OBJECT(PATH, struct path);
+	return 0;
+}

@@ -1,8 +1,10 @@
 // Host unit tests of rnbd-server's kernel-independent policy
-// (rnbd/rnbd-srv-policy.hpp): device paths, access rules, IO admission.
+// (rnbd/rnbd-srv-policy.hpp): device paths, the export policy, access
+// rules, IO admission.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "rnbd/rnbd-srv-policy.hpp"
 
@@ -80,43 +82,255 @@ TEST(RnbdSrvPolicy, AccessRules)
     EXPECT_EQ(admitted(AccessMode(7), 0), -err::kInval);
 }
 
-codec::IoFields io(wire::IoOp op, cxxrt::u64 sector, cxxrt::u32 bytes)
+codec::IoFields io(wire::IoOp op, cxxrt::u64 sector, cxxrt::u32 bytes, cxxrt::u16 prio = 0)
 {
     codec::IoFields f;
     f.op = op;
     f.sector = sector;
     f.bi_size = bytes;
+    f.prio = prio;
     return f;
+}
+
+IoTarget target(cxxrt::u64 sectors, bool read_only, cxxrt::u32 logical_block_size = 512)
+{
+    IoTarget t;
+    t.sectors = sectors;
+    t.read_only = read_only;
+    t.logical_block_size = logical_block_size;
+    return t;
 }
 
 TEST(RnbdSrvPolicy, IoRangeIsCheckedAgainstTheDevice)
 {
     using wire::IoOp;
-    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, 8, false), 0);
-    EXPECT_EQ(check_io(io(IoOp::kRead, 8, 512), true, 8, false), -err::kRange);
-    EXPECT_EQ(check_io(io(IoOp::kWrite, 7, 1024), false, 8, false), -err::kRange);
-    EXPECT_EQ(check_io(io(IoOp::kWrite, ~0ull, 512), false, 8, false), -err::kRange);
-    EXPECT_EQ(check_io(io(IoOp::kDiscard, 4, 2048), false, 8, false), 0);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, target(8, false)), 0);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 8, 512), true, target(8, false)), -err::kRange);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 7, 1024), false, target(8, false)), -err::kRange);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, ~0ull, 512), false, target(8, false)), -err::kRange);
+    EXPECT_EQ(check_io(io(IoOp::kDiscard, 4, 2048), false, target(8, false)), 0);
     // a device of size 0: nothing but a flush
-    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), true, 0, false), -err::kRange);
-    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0), false, 0, false), 0);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), true, target(0, false)), -err::kRange);
+    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0), false, target(0, false)), 0);
 }
 
 TEST(RnbdSrvPolicy, ReadOnlyMappingRefusesEveryWriteKind)
 {
     using wire::IoOp;
-    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), true, 8, true), 0);
-    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0), false, 8, true), 0);
-    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512), false, 8, true), -kErrRoFs);
-    EXPECT_EQ(check_io(io(IoOp::kDiscard, 0, 512), false, 8, true), -kErrRoFs);
-    EXPECT_EQ(check_io(io(IoOp::kSecureErase, 0, 512), false, 8, true), -kErrRoFs);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), true, target(8, true)), 0);
+    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0), false, target(8, true)), 0);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512), false, target(8, true)), -kErrRoFs);
+    EXPECT_EQ(check_io(io(IoOp::kDiscard, 0, 512), false, target(8, true)), -kErrRoFs);
+    EXPECT_EQ(check_io(io(IoOp::kSecureErase, 0, 512), false, target(8, true)), -kErrRoFs);
 }
 
 TEST(RnbdSrvPolicy, DirectionMustMatchTheOp)
 {
     using wire::IoOp;
-    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), false, 8, false), -err::kInval);
-    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512), true, 8, false), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512), false, target(8, false)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512), true, target(8, false)), -err::kInval);
+}
+
+constexpr cxxrt::u16 prio(IoprioClass klass, cxxrt::u16 level) { return ioprio_value(klass, level); }
+
+TEST(RnbdSrvPolicy, IoPriorityClassesAndLevels)
+{
+    using wire::IoOp;
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, 0), true, target(8, false)), 0);  // no priority (protocol 1 too)
+    for (cxxrt::u16 level = 0; level < 8; ++level) {
+        EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kBestEffort, level)), true, target(8, false)), 0);
+        EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kRealTime, level)), true, target(8, false)), 0);
+        EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kIdle, level)), true, target(8, false)), 0);
+    }
+    // unknown classes 4..7, whatever the level
+    for (cxxrt::u16 klass = 4; klass < 8; ++klass)
+        EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, cxxrt::u16(klass << 13)), true, target(8, false)), -err::kInval);
+    // levels no task can have
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kBestEffort, 8)), true, target(8, false)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512, prio(IoprioClass::kRealTime, 0x1fff)), false, target(8, false)),
+              -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kIdle, 100)), true, target(8, false)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 512, prio(IoprioClass::kNone, 1)), true, target(8, false)), -err::kInval);
+    // a flush's priority is checked too
+    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0, 0xffff), false, target(8, false)), -err::kInval);
+}
+
+TEST(RnbdSrvPolicy, EveryPriorityValueIsDecidedAsTheKernelWould)
+{
+    for (unsigned value = 0; value <= 0xffff; ++value) {
+        const auto p = cxxrt::u16(value);
+        const unsigned klass = value >> 13, data = value & 0x1fff;
+        const bool want = (klass == 0 && data == 0) || (klass >= 1 && klass <= 3 && data < 8);
+        ASSERT_EQ(valid_ioprio(p), want) << value;
+    }
+}
+
+TEST(RnbdSrvPolicy, RealTimePriorityIsLoweredUnlessAllowed)
+{
+    EXPECT_EQ(effective_ioprio(prio(IoprioClass::kRealTime, 3), false), prio(IoprioClass::kBestEffort, 3));
+    EXPECT_EQ(effective_ioprio(prio(IoprioClass::kRealTime, 0), false), prio(IoprioClass::kBestEffort, 0));
+    EXPECT_EQ(effective_ioprio(prio(IoprioClass::kRealTime, 3), true), prio(IoprioClass::kRealTime, 3));
+    EXPECT_EQ(effective_ioprio(prio(IoprioClass::kBestEffort, 5), false), prio(IoprioClass::kBestEffort, 5));
+    EXPECT_EQ(effective_ioprio(prio(IoprioClass::kIdle, 0), false), prio(IoprioClass::kIdle, 0));
+    EXPECT_EQ(effective_ioprio(0, false), 0);
+    for (unsigned value = 0; value <= 0xffff; ++value) {
+        if (!valid_ioprio(cxxrt::u16(value)))
+            continue;
+        const cxxrt::u16 out = effective_ioprio(cxxrt::u16(value), false);
+        ASSERT_TRUE(valid_ioprio(out)) << value;
+        ASSERT_NE(ioprio_class(out), cxxrt::u16(IoprioClass::kRealTime)) << value;
+    }
+}
+
+TEST(RnbdSrvPolicy, IoIsAlignedToTheLogicalBlockSize)
+{
+    using wire::IoOp;
+    // 4 KiB logical blocks: 8 sectors
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, target(64, false, 4096)), 0);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 8, 8192), false, target(64, false, 4096)), 0);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 1, 4096), true, target(64, false, 4096)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 0, 512), false, target(64, false, 4096)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 8, 4096 + 512), false, target(64, false, 4096)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kDiscard, 4, 4096), false, target(64, false, 4096)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kSecureErase, 8, 1024), false, target(64, false, 4096)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kFlush, 0, 0), false, target(64, false, 4096)), 0);  // no range
+    // 512-byte blocks: any sector
+    EXPECT_EQ(check_io(io(IoOp::kWrite, 7, 512), false, target(64, false, 512)), 0);
+    // a device that reports nonsense gets no IO at all
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, target(64, false, 0)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, target(64, false, 3072)), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kRead, 0, 4096), true, target(64, false, 256)), -err::kInval);
+}
+
+// What decode_io (the codec) and check_io leave for the mapping: the
+// server's whole decision on one IO message, as handle_io makes it.
+int server_verdict(const codec::IoFields& fields, cxxrt::u32 data_len, bool rtrs_read, const IoTarget& t)
+{
+    std::vector<cxxrt::u8> msg(sizeof(wire::IoMsg));
+    auto built = codec::build_io(cxxrt::ByteSpan(msg.data(), msg.size()), fields);
+    if (built.is_error())
+        return -1000;
+    codec::IoLimits limits;
+    limits.data_len = data_len;
+    limits.max_io_size = ~0u;
+    auto decoded = codec::decode_io(cxxrt::ConstByteSpan(msg.data(), msg.size()), limits);
+    if (decoded.is_error())
+        return -decoded.error().code();
+    return check_io(decoded.value(), rtrs_read, t);
+}
+
+TEST(RnbdSrvPolicy, WrappingRangesUnknownOpsAndFlagsAreRefused)
+{
+    using wire::IoOp;
+    // a range that wraps past 2^64 sectors, and one whose byte offset would
+    EXPECT_EQ(server_verdict(io(IoOp::kRead, ~0ull - 1, 4096), 4096, true, target(~0ull, false)), -err::kRange);
+    EXPECT_EQ(server_verdict(io(IoOp::kRead, ~0ull >> 9, 4096), 4096, true, target(~0ull, false)), -err::kRange);
+    EXPECT_EQ(server_verdict(io(IoOp::kDiscard, ~0ull - 7, 8192), 0, false, target(~0ull, false)), -err::kRange);
+    // a well-formed IO passes both
+    EXPECT_EQ(server_verdict(io(IoOp::kWrite, 8, 4096), 4096, false, target(64, false)), 0);
+
+    // unknown op and flags: patch the rw word of a valid message
+    std::vector<cxxrt::u8> msg(sizeof(wire::IoMsg));
+    ASSERT_TRUE(codec::build_io(cxxrt::ByteSpan(msg.data(), msg.size()), io(IoOp::kWrite, 8, 4096)).is_ok());
+    codec::IoLimits limits;
+    limits.data_len = 4096;
+    limits.max_io_size = ~0u;
+    const size_t rw_at = __builtin_offsetof(wire::IoMsg, rw);
+    for (cxxrt::u32 op = wire::kIoOpCount; op < 256; ++op) {
+        auto bad = msg;
+        bad[rw_at] = cxxrt::u8(op);
+        EXPECT_EQ(codec::decode_io(cxxrt::ConstByteSpan(bad.data(), bad.size()), limits).error().code(), err::kProto)
+            << op;
+    }
+    for (unsigned bit = 8; bit < 32; ++bit) {
+        const cxxrt::u32 flag = 1u << bit;
+        if (flag & wire::kIoFlagsKnown)
+            continue;
+        auto bad = msg;
+        bad[rw_at + bit / 8] |= cxxrt::u8(1u << (bit % 8));
+        EXPECT_EQ(codec::decode_io(cxxrt::ConstByteSpan(bad.data(), bad.size()), limits).error().code(), err::kProto)
+            << bit;
+    }
+}
+
+TEST(RnbdSrvPolicy, ObjectKindsFromTheModeBits)
+{
+    EXPECT_EQ(object_kind(0060660), ObjectKind::kBlockDevice);
+    EXPECT_EQ(object_kind(0100644), ObjectKind::kRegularFile);
+    EXPECT_EQ(object_kind(0040755), ObjectKind::kDirectory);
+    EXPECT_EQ(object_kind(0020666), ObjectKind::kCharDevice);
+    EXPECT_EQ(object_kind(0010644), ObjectKind::kFifo);
+    EXPECT_EQ(object_kind(0140777), ObjectKind::kSocket);
+    EXPECT_EQ(object_kind(0120777), ObjectKind::kSymlink);
+    EXPECT_EQ(object_kind(0), ObjectKind::kUnknown);
+    EXPECT_EQ(object_kind(0170000), ObjectKind::kUnknown);
+}
+
+ExportDecision decide(ObjectKind kind, bool file_export, bool inside, wire::IoMode mode = wire::IoMode::kBlockIo,
+                      bool nodev = false)
+{
+    ExportFacts facts;
+    facts.kind = kind;
+    facts.file_export_enabled = file_export;
+    facts.inside_file_export_dir = inside;
+    facts.nodev_mount = nodev;
+    return decide_export(facts, mode);
+}
+
+TEST(RnbdSrvPolicy, DefaultExportIsBlockDevicesOnly)
+{
+    using wire::IoMode;
+    for (IoMode mode : {IoMode::kBlockIo, IoMode::kFileIo, IoMode(0xff)}) {
+        auto d = decide(ObjectKind::kBlockDevice, false, false, mode);
+        EXPECT_EQ(d.error, 0);
+        EXPECT_EQ(d.open_as, mode == IoMode::kFileIo ? OpenAs::kVfs : OpenAs::kBlockDevice);
+    }
+    for (ObjectKind kind : {ObjectKind::kRegularFile, ObjectKind::kDirectory, ObjectKind::kCharDevice,
+                            ObjectKind::kFifo, ObjectKind::kSocket, ObjectKind::kSymlink, ObjectKind::kUnknown}) {
+        for (bool inside : {false, true}) {  // inside means nothing while file export is off
+            auto d = decide(kind, false, inside);
+            EXPECT_EQ(d.error, -kErrNotBlk) << object_kind_name(kind);
+            EXPECT_NE(d.reason[0], '\0');
+        }
+    }
+}
+
+TEST(RnbdSrvPolicy, FileExportServesRegularFilesInsideTheDirectoryOnly)
+{
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true).error, 0);
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true).open_as, OpenAs::kVfs);
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true, wire::IoMode::kFileIo).open_as, OpenAs::kVfs);
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, false).error, -kErrNotBlk);
+    // file export never widens to other kinds
+    for (ObjectKind kind : {ObjectKind::kDirectory, ObjectKind::kCharDevice, ObjectKind::kFifo, ObjectKind::kSocket,
+                            ObjectKind::kSymlink, ObjectKind::kUnknown})
+        EXPECT_EQ(decide(kind, true, true).error, -kErrNotBlk) << object_kind_name(kind);
+}
+
+TEST(RnbdSrvPolicy, DeviceNodesOnNodevMountsAreRefused)
+{
+    EXPECT_EQ(decide(ObjectKind::kBlockDevice, false, false, wire::IoMode::kBlockIo, true).error, -err::kAccess);
+    EXPECT_EQ(decide(ObjectKind::kBlockDevice, true, true, wire::IoMode::kFileIo, true).error, -err::kAccess);
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true, wire::IoMode::kFileIo, true).error, 0);  // not a node
+}
+
+int export_dir(const std::string& value)
+{
+    auto r = check_file_export_dir(StringView(value.data(), value.size()));
+    return r.is_ok() ? int(r.value()) : -r.error().code();
+}
+
+TEST(RnbdSrvPolicy, FileExportDirValue)
+{
+    EXPECT_EQ(export_dir(""), 0);
+    EXPECT_EQ(export_dir("\n"), 0);
+    EXPECT_EQ(export_dir("/srv/images"), 11);
+    EXPECT_EQ(export_dir("/srv/images\n"), 11);
+    EXPECT_EQ(export_dir("srv/images"), -err::kInval);
+    EXPECT_EQ(export_dir("./images"), -err::kInval);
+    EXPECT_EQ(export_dir("/srv\n/etc"), -err::kInval);
+    EXPECT_EQ(export_dir("/" + std::string(kPathMax - 2, 'a')), int(kPathMax - 1));
+    EXPECT_EQ(export_dir("/" + std::string(kPathMax - 1, 'a')), -err::kNameTooLong);
 }
 
 }  // namespace

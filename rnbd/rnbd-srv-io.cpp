@@ -56,8 +56,11 @@ private:
             return id.to_errno();
         }
         auto open = codec::decode_open(header);
-        if (open.is_error())
+        if (open.is_error()) {
+            log::err_ratelimited("session %s: invalid OPEN message (bad access mode, name or '..'): %d",
+                                 session_.name(), open.to_errno());
             return open.to_errno();
+        }
         codec::OpenRspFields rsp;
         auto opened = session_.open(open.value(), rsp);
         if (opened.is_error())

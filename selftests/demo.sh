@@ -19,7 +19,10 @@ run ls -l /dev/ram0 /tmp/demo/disk.img
 
 say "loading the modules (C++ in the kernel)"
 modprobe rdma_cm
-for m in rtrs/rtrs-server rnbd/rnbd-server rtrs/rtrs-client rnbd/rnbd-client; do
+run insmod rtrs/rtrs-server.ko
+# block devices only by default; image files only inside a directory the administrator names
+run insmod rnbd/rnbd-server.ko file_export_dir=/tmp/demo
+for m in rtrs/rtrs-client rnbd/rnbd-client; do
     run insmod "$m.ko"
 done
 lsmod | grep -E '^(rtrs|rnbd)_' | sed 's/^/  /'

@@ -121,8 +121,8 @@ desc="brd, an image file on tmpfs, a free loop device and Soft-RoCE are ready"
 if setup_env; then ok "$desc"; else not_ok "$desc"; tap_skip_all "setup failed"; fi
 addr=${RXE_ADDR[0]}
 
-must "insmod our rtrs-server.ko (sess_queue_depth=128) and rnbd-server.ko" \
-    bash -c 'insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko'
+must "insmod our rtrs-server.ko (sess_queue_depth=128) and rnbd-server.ko file_export_dir=$tmpdir" \
+    bash -c "insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko file_export_dir=$tmpdir"
 must "server sysfs roots exist (class ctl/devices and /sys/kernel/rnbd_server/devices)" \
     test -d "$srv_class" -a -d "$srv_kernel"
 must "insmod Linux's rtrs-core, rtrs-client, rnbd-client" \

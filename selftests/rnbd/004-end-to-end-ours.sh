@@ -23,7 +23,7 @@ setup() {
     rxe_setup 1 >/dev/null || return 1
     modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=65536 || return 1
     truncate -s 32M "$tmp/disk.img"
-    insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko &&
+    insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko "file_export_dir=$tmp" &&
         insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
 }
 check "setup: rxe, brd, an image file, our four modules" setup

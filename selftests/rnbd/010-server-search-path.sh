@@ -73,8 +73,8 @@ addr=${RXE_ADDR[0]}
 
 check "insmod rnbd-server.ko with a dev_search_path of 4096 bytes is refused" bash -c \
     "insmod rtrs/rtrs-server.ko sess_queue_depth=64 || exit 1; ! insmod rnbd/rnbd-server.ko dev_search_path=/\$(printf 'a%.0s' \$(seq 4095)) 2>/dev/null"
-must "insmod rnbd-server.ko port_nr=$port dev_search_path=$base/%SESSNAME%/ignored" \
-    insmod rnbd/rnbd-server.ko port_nr=$port "dev_search_path=$base/%SESSNAME%/ignored"
+must "insmod rnbd-server.ko port_nr=$port dev_search_path=$base/%SESSNAME%/ignored file_export_dir=$base" \
+    insmod rnbd/rnbd-server.ko port_nr=$port "dev_search_path=$base/%SESSNAME%/ignored" "file_export_dir=$base"
 check "parameters read back (port_nr, dev_search_path)" bash -c \
     "[ \$(cat /sys/module/rnbd_server/parameters/port_nr) = $port ] && [ \"\$(cat /sys/module/rnbd_server/parameters/dev_search_path)\" = '$base/%SESSNAME%/ignored' ]"
 must "insmod Linux's rtrs-core, rtrs-client, rnbd-client" \
@@ -88,7 +88,7 @@ check "server sysfs: devices/ram0/sessions/s9/mapping_path = disk; same data as 
     dd if=/dev/urandom of=$disk_dev bs=64k count=16 oflag=direct status=none &&
     dd if=$disk_dev of=/tmp/a bs=1M count=1 iflag=direct status=none &&
     dd if=/dev/ram0 of=/tmp/b bs=1M count=1 iflag=direct status=none && cmp /tmp/a /tmp/b"
-check "map device_path=img (a regular file in the session's directory)" bash -c "
+check "map device_path=img (a regular file in the session's directory, inside file_export_dir)" bash -c "
     echo 'sessname=s9 dest_port=$port path=ip:$addr device_path=img' > $ctl/map_device"
 img_dev=$(dev_of img s9)
 check "a device path with '..' is refused (EINVAL)" \

@@ -6,7 +6,11 @@
 //   - nothing that changes data (write, discard, secure erase, or any op
 //     other than read and flush) reaches a read-only mapping;
 //   - a read arrived as an RTRS READ and a write as an RTRS WRITE;
-//   - only the ops the server serves pass (never write-same or unknown).
+//   - only the ops the server serves pass (never write-same or unknown);
+//   - the priority is one a Linux task can have (class none with level 0,
+//     or real-time, best-effort, idle with a level 0..7), and after
+//     effective_ioprio() never real-time unless allowed;
+//   - the range is aligned to the mapping's logical block size.
 // check_io on its own is also compared with a model written from its
 // documented contract, so it refuses exactly what it must and no more.
 // Input: 1 byte mode, then fields (see take_* below).
@@ -16,6 +20,7 @@
 namespace {
 
 using namespace rnbd;
+using cxxrt::u16;
 using cxxrt::u32;
 using cxxrt::u8;
 using cxxrt::u64;
@@ -49,9 +54,46 @@ u64 take_sector(fuzz::Input& input, u64 device_sectors)
     }
 }
 
-// The properties every accepted IO keeps, whatever produced it.
-void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only)
+// A logical block size: usually a valid one (512..4096), sometimes anything.
+u32 take_block_size(fuzz::Input& input)
 {
+    const u8 shape = input.take_u8();
+    if (shape % 8 == 7)
+        return input.take_u32();
+    return 512u << (shape % 4);
+}
+
+// The mapping as check_io sees it.
+rnbd::srv::policy::IoTarget make_target(u64 device_sectors, u32 block, bool read_only)
+{
+    rnbd::srv::policy::IoTarget target;
+    target.sectors = device_sectors;
+    target.logical_block_size = block;
+    target.read_only = read_only;
+    return target;
+}
+
+// A priority a Linux task can have (ioprio_check_cap, stricter for idle).
+bool model_valid_prio(u16 prio)
+{
+    const unsigned klass = prio >> 13, level = prio & 0x1fff;
+    return (klass == 0 && level == 0) || (klass >= 1 && klass <= 3 && level < 8);
+}
+
+bool model_valid_block(u32 block) { return block >= 512 && (block & (block - 1)) == 0; }
+
+// The properties every accepted IO keeps, whatever produced it.
+void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only, u32 block,
+                    bool allow_realtime)
+{
+    FUZZ_CHECK(model_valid_prio(io.prio));
+    const u16 effective = rnbd::srv::policy::effective_ioprio(io.prio, allow_realtime);
+    FUZZ_CHECK(model_valid_prio(effective));
+    FUZZ_CHECK((effective & 0x1fff) == (io.prio & 0x1fff));
+    if (!allow_realtime)
+        FUZZ_CHECK((effective >> 13) != 1);
+    else
+        FUZZ_CHECK(effective == io.prio);
     FUZZ_CHECK(io.op == IoOp::kRead || io.op == IoOp::kWrite || io.op == IoOp::kFlush ||
                io.op == IoOp::kDiscard || io.op == IoOp::kSecureErase);
     if (io.op == IoOp::kRead)
@@ -63,16 +105,23 @@ void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sector
     if (io.op != IoOp::kFlush) {
         const u128 end_byte = u128(io.sector) * 512 + io.bi_size;
         FUZZ_CHECK(end_byte <= u128(device_sectors) * 512);
+        FUZZ_CHECK(model_valid_block(block));
+        FUZZ_CHECK(u128(io.sector) * 512 % block == 0 && io.bi_size % block == 0);
     }
 }
 
 // check_io's contract (rnbd-srv-policy.hpp), written independently.
-int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only)
+int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only, u32 block)
 {
     if ((io.op == IoOp::kRead && !rtrs_read) || (io.op == IoOp::kWrite && rtrs_read))
         return -err::kInval;
+    if (!model_valid_prio(io.prio))
+        return -err::kInval;
     if (io.op != IoOp::kFlush && u128(io.sector) + (io.bi_size / 512) > u128(device_sectors))
         return -err::kRange;
+    if (io.op != IoOp::kFlush &&
+        (!model_valid_block(block) || u128(io.sector) * 512 % block != 0 || io.bi_size % block != 0))
+        return -err::kInval;
     if (read_only && io.op != IoOp::kRead && io.op != IoOp::kFlush)
         return -rnbd::srv::policy::kErrRoFs;
     return 0;
@@ -91,10 +140,12 @@ void fuzz_check_io(fuzz::Input& input)
     io.prio = input.take_u16();
     const bool rtrs_read = input.take_bool();
     const bool read_only = input.take_bool();
-    const int result = rnbd::srv::policy::check_io(io, rtrs_read, device_sectors, read_only);
-    FUZZ_CHECK(result == model_check_io(io, rtrs_read, device_sectors, read_only));
+    const u32 block = take_block_size(input);
+    const bool allow_realtime = input.take_bool();
+    const int result = rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only));
+    FUZZ_CHECK(result == model_check_io(io, rtrs_read, device_sectors, read_only, block));
     if (result == 0)
-        check_accepted(io, rtrs_read, device_sectors, read_only);
+        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime);
 }
 
 // The server's pipeline on a message: decode with the session's limits,
@@ -105,6 +156,8 @@ void fuzz_pipeline(fuzz::Input& input, bool raw)
     const u64 device_sectors = take_device_sectors(input);
     const bool rtrs_read = input.take_bool();
     const bool read_only = input.take_bool();
+    const u32 block = take_block_size(input);
+    const bool allow_realtime = input.take_bool();
     codec::IoLimits limits;
     limits.max_io_size = (input.take_bool() ? 1u << 20 : 0xffffffffu);
     limits.session_ver = input.take_bool() ? 1 : wire::kVersionMajor;
@@ -138,11 +191,11 @@ void fuzz_pipeline(fuzz::Input& input, bool raw)
     if (decoded.is_error())
         return;
     const codec::IoFields& io = decoded.value();
-    const int result = rnbd::srv::policy::check_io(io, rtrs_read, device_sectors, read_only);
+    const int result = rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only));
     FUZZ_CHECK(result == 0 || result == -err::kInval || result == -err::kRange ||
                result == -rnbd::srv::policy::kErrRoFs);
     if (result == 0)
-        check_accepted(io, rtrs_read, device_sectors, read_only);
+        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime);
 }
 
 }  // namespace

@@ -103,7 +103,10 @@ must() {
 tap_plan 37
 
 setup_env() {
+    # an earlier test may have left brd loaded with fewer or smaller disks
+    grep -q "^brd " /proc/modules && { rmmod brd || return 1; }
     modprobe brd rd_nr=3 rd_size=$((ram_mib * 1024)) || return 1
+    local i; for ((i = 0; i < 50; i++)); do [ -b /dev/ram2 ] && break; sleep 0.1; done
     modprobe loop && modprobe ib_core && modprobe rdma_cm || return 1
     mkdir -p "$tmpdir" && mount -t tmpfs -o size=$((img_mib + 24))m tmpfs "$tmpdir" || return 1
     mkdir -p "$mnt"

@@ -23,7 +23,6 @@ ctl=/sys/class/rnbd-client/ctl
 params=/sys/module/rnbd_server/parameters
 srv=/sys/kernel/rnbd_server/devices
 sess=exp-$EXPORT_CLIENT
-socket_pid=
 
 require_root
 for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko; do
@@ -99,7 +98,7 @@ fio_verify() {
 refuse_ms=${EXPORT_REFUSE_MS:-1000}
 write_ms=${EXPORT_WRITE_MS:-10000}
 refused() {
-    local want=$1 path=$2 start ms server_ms best_ms= best_server= lines log_before new_log attempt marker
+    local want=$1 path=$2 start ms server_ms best_ms="" best_server="" lines log_before new_log attempt marker
     local before_srv before_clt
     before_srv=$(ls "$srv" | sort) before_clt=$(rnbd_devices)
     for attempt in 1 2; do
@@ -143,21 +142,23 @@ set_param() {
 tap_plan 36
 
 setup_env() {
+    local i
     # brd may be loaded by an earlier test with fewer devices
-    grep -q "^brd " /proc/modules && { rmmod brd || return 1; }
-    modprobe brd rd_nr=2 rd_size=16384 && modprobe ib_core && modprobe rdma_cm || return 1
-    [ -b /dev/ram0 ] && [ -b /dev/ram1 ] || return 1
+    grep -q "^brd " /proc/modules && { rmmod brd || { echo "rmmod brd failed"; return 1; }; }
+    modprobe brd rd_nr=2 rd_size=16384 && modprobe ib_core && modprobe rdma_cm || { echo "modprobe failed"; return 1; }
+    for ((i = 0; i < 50; i++)); do [ -b /dev/ram0 ] && [ -b /dev/ram1 ] && break; sleep 0.1; done
+    [ -b /dev/ram0 ] && [ -b /dev/ram1 ] || { echo "no /dev/ram0 and /dev/ram1"; ls -l /dev/ram*; return 1; }
     rm -rf "$base" && mkdir -p "$base/images" "$base/dir" || return 1
     dd if=/dev/urandom of="$base/plain.img" bs=1M count=4 status=none &&
         dd if=/dev/urandom of="$base/outside.img" bs=1M count=4 status=none &&
         dd if=/dev/urandom of="$base/images/inside.img" bs=1M count=16 status=none &&
-        dd if=/dev/urandom of="$base/images/other.img" bs=1M count=4 status=none || return 1
+        dd if=/dev/urandom of="$base/images/other.img" bs=1M count=4 status=none || { echo "image files"; return 1; }
     mkfifo "$base/fifo" "$base/images/fifo" || return 1
     python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$base/socket" || return 1
     ln -s ../outside.img "$base/images/link-out" && ln -s /etc/shadow "$base/images/link-shadow" &&
         ln -s other.img "$base/images/link-in" || return 1
-    [ -p "$base/fifo" ] && [ -S "$base/socket" ] || return 1
-    rxe_setup 1
+    [ -p "$base/fifo" ] && [ -S "$base/socket" ] || { echo "no FIFO or socket"; return 1; }
+    rxe_setup 1 || { echo "rxe_setup failed"; return 1; }
 }
 must "brd, files, a FIFO, a socket, a directory, symlinks and Soft-RoCE are ready" setup_env
 addr=${RXE_ADDR[0]}

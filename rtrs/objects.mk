@@ -10,7 +10,7 @@ rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt
 	rtrs/rtrs-clt-session.o rtrs/rtrs-clt-path.o rtrs/rtrs-clt-connection.o rtrs/rtrs-clt-sysfs.o \
 	$(rtrs-common-objs) \
 	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o $(rtrs-ib-objs)
-rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o \
+rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o rtrs/rtrs-srv-protocol.o \
 	rtrs/rtrs-srv-io.o rtrs/rtrs-srv-sysfs.o rtrs/rtrs-addr.o $(rtrs-common-objs) rtrs/rtrs-stats.o $(rtrs-ib-objs)
 
 # Test-only modules of this folder (built with CXXRT_SELFTEST=1):

@@ -65,13 +65,23 @@ Session* Context::find_session(const wire::Uuid& uuid)
     return nullptr;
 }
 
-bool Context::session_name_taken(const Session& asking, StringView name)
+Context::NameClaim Context::claim_session_name(Session& session, StringView name)
 {
     MutexGuard guard(mutex_);
-    for (Session& session : sessions_)
-        if (&session != &asking && StringView(session.name()) == name)
-            return true;
-    return false;
+    for (Session& other : sessions_)
+        if (&other != &session && StringView(other.name()) == name)
+            return NameClaim::kTaken;
+    if (!session.has_name()) {
+        session.set_name(name);
+        return NameClaim::kOk;
+    }
+    return StringView(session.name()) == name ? NameClaim::kOk : NameClaim::kChanged;
+}
+
+u32 Context::session_count()
+{
+    MutexGuard guard(mutex_);
+    return session_count_;
 }
 
 int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& incoming, const ib::CmEvent& event)
@@ -88,54 +98,83 @@ int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& inco
     return 0;
 }
 
-// Finds or makes the session and path of a connect request and hands the
-// connection to the path. Returns 0, or a negative errno for the client.
+// Finds or makes the session and path of a connect request under the
+// context lock, then sets the path up and hands it the connection with only
+// the path's own lock held. Returns 0, or a negative errno for the client.
 Result<int> Context::accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request)
 {
-    MutexGuard guard(mutex_);
-    if (shutting_down_)
-        return -err::kConnRefused;
-    Session* session = find_session(request.paths_uuid);
-    if (!session) {
-        // Only a client's first connection may create a session; any other
-        // refers to a session we no longer have and must start over.
-        if (!request.first_conn)
-            return -err::kNxio;
-        session = allocate<Session>(Gfp::kernel(), *this, request.paths_uuid);
-        if (!session)
-            return -err::kNoMem;
-        sessions_.push_back(*session);
-    }
-    Path* path = session->find_path(request.sess_uuid);
-    if (path && (path->is_closing() || path->reconnect_count() != request.recon_cnt)) {
-        // The client reconnects a path we still hold: let the old one go.
-        path->schedule_close("client reconnected");
-        path = nullptr;
-    }
-    if (path && path->connection_count() != request.cid_num)
-        return -err::kInval;
-    if (!path) {
-        path = allocate<Path>(Gfp::kernel(), *session, request);
-        if (!path)
-            return -err::kNoMem;
-        session->paths.push_back(*path);
-        auto ready = path->init(incoming.device());
-        if (ready.is_error()) {
-            Session::Paths::remove(*path);
-            destroy(path);
-            if (session->paths.is_empty()) {
+    Path* path = nullptr;
+    bool created = false;
+    {
+        MutexGuard guard(mutex_);
+        if (shutting_down_)
+            return -err::kConnRefused;
+        Session* session = find_session(request.paths_uuid);
+        bool new_session = false;
+        if (!session) {
+            // Only a client's first connection may create a session; any other
+            // refers to a session we no longer have and must start over.
+            if (!request.first_conn)
+                return -err::kNxio;
+            if (session_count_ >= params().max_sessions) {
+                log::err_ratelimited("connect refused: already %u sessions (max_sessions)", session_count_);
+                return -err::kConnRefused;
+            }
+            session = allocate<Session>(Gfp::kernel(), *this, request.paths_uuid);
+            if (!session)
+                return -err::kNoMem;
+            sessions_.push_back(*session);
+            ++session_count_;
+            new_session = true;
+        }
+        // A session is listed only while it has a path: one made here goes
+        // again unless a path joins it below.
+        auto drop_new_session = [&] {
+            if (new_session && session->paths.is_empty()) {
                 Sessions::remove(*session);
+                --session_count_;
                 destroy(session);
             }
-            return ready.to_errno();
+        };
+        path = session->find_path(request.sess_uuid);
+        if (path && path->reconnect_count() != request.recon_cnt) {
+            // The client reconnects a path we still hold: let the old one go.
+            path->schedule_close("client reconnected");
+            path = nullptr;
         }
+        if (path && path->connection_count() != request.cid_num)
+            return -err::kInval;
+        if (!path) {
+            int refusal = session->new_path_refusal(incoming);
+            if (refusal < 0) {
+                drop_new_session();
+                return refusal;
+            }
+            path = allocate<Path>(Gfp::kernel(), *session, request, incoming);
+            if (!path) {
+                drop_new_session();
+                return -err::kNoMem;
+            }
+            session->paths.push_back(*path);
+            created = true;
+        }
+        path->begin_setup();
     }
-    if (path->connection(request.cid))
-        return -err::kExist;
-    auto added = path->add_connection(incoming, request.cid);
-    if (added.is_error())
-        return added.to_errno();
-    return 0;
+    Result<void> done;
+    {
+        MutexGuard setup(path->setup_mutex());
+        if (created) {
+            done = path->init(incoming.device());
+            if (done.is_error())
+                path->schedule_close("cannot allocate a path");
+        } else if (!path->initialized()) {
+            done = Error(err::kConnReset);  // its first connection failed to set it up
+        }
+        if (done.is_ok())
+            done = path->add_connection(incoming, request.cid);
+    }
+    path->end_setup();
+    return done.is_ok() ? 0 : done.to_errno();
 }
 
 void Context::path_closed(Path& path)
@@ -147,6 +186,7 @@ void Context::path_closed(Path& path)
         Session::Paths::remove(path);
         if (session.paths.is_empty()) {
             Sessions::remove(session);
+            --session_count_;
             last = true;
         }
     }
@@ -185,9 +225,27 @@ Session::~Session()
 Path* Session::find_path(const wire::Uuid& uuid)
 {
     for (Path& path : paths)
-        if (same_uuid(*reinterpret_cast<const wire::Uuid*>(path.uuid()), uuid))
+        if (!path.is_closing() && same_uuid(*reinterpret_cast<const wire::Uuid*>(path.uuid()), uuid))
             return &path;
     return nullptr;
+}
+
+int Session::new_path_refusal(const ib::IncomingConnection& incoming)
+{
+    u32 count = 0;
+    for (Path& path : paths) {
+        ++count;
+        // A closing path is about to go (a reconnect replaces it).
+        if (!path.is_closing() && path.same_addresses(incoming)) {
+            log::err_ratelimited("session %s: a path between the same addresses exists", name());
+            return -err::kExist;
+        }
+    }
+    if (count >= Params::kMaxPathsPerSession) {
+        log::err_ratelimited("session %s: already %u paths", name(), count);
+        return -err::kConnReset;
+    }
+    return 0;
 }
 
 void Session::set_name(StringView name)

@@ -146,11 +146,15 @@ void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
     if (wc.has_imm()) {
         con.handle_immediate(wc);
     } else {
-        // A plain SEND: only INFO_REQ is expected from a client.
-        con.receive_buffer_->sync_for_cpu();
-        ConstByteSpan message(con.receive_buffer_->data() + index * ServerConnection::kReceiveSize,
-                              min<u32>(wc.byte_len, ServerConnection::kReceiveSize));
-        con.path().handle_info_request(message);
+        // A plain SEND: only INFO_REQ is defined from a client, once.
+        Verdict verdict = con.path().protocol().received(con.cid(), ClientMessage::kInfoRequest);
+        con.path().enforce(verdict, "INFO_REQ", con.cid());
+        if (verdict == Verdict::kAccept) {
+            con.receive_buffer_->sync_for_cpu();
+            ConstByteSpan message(con.receive_buffer_->data() + index * ServerConnection::kReceiveSize,
+                                  min<u32>(wc.byte_len, ServerConnection::kReceiveSize));
+            con.path().handle_info_request(message);
+        }
     }
     if (!con.path().is_closing() && con.repost_receive(this).is_error())
         con.path().schedule_close("cannot repost a receive");
@@ -175,24 +179,31 @@ void ServerConnection::on_immediate(const ib::WorkCompletion& wc)
 
 void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
 {
+    const u32 imm = wc.imm();
+    const ClientMessage message = classify_client_immediate(imm);
+    Verdict verdict = path_.protocol().received(cid_, message);
+    if (verdict != Verdict::kAccept) {
+        if (message == ClientMessage::kOther)
+            log::err_ratelimited("connection %u: immediate %#x is not one a client sends", unsigned(cid_), imm);
+        path_.enforce(verdict, message == ClientMessage::kIoRequest ? "IO request" : "immediate", cid_);
+        return;
+    }
     path_.heartbeat().saw_traffic();
-    u32 imm = wc.imm();
-    switch (wire::ImmType(wire::imm_type_bits(imm))) {
-    case wire::ImmType::kIoRequest:
+    switch (message) {
+    case ClientMessage::kIoRequest:
         path_.handle_io_request(*this, imm);
         break;
-    case wire::ImmType::kHeartbeat:
+    case ClientMessage::kHeartbeat:
         if (__atomic_load_n(&g_faults.drop_heartbeat_acks, __ATOMIC_RELAXED))
             break;
         if (qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
             path_.schedule_close("cannot answer a heartbeat");
         break;
-    case wire::ImmType::kHeartbeatAck:
+    case ClientMessage::kHeartbeatAck:
         path_.heartbeat().saw_ack(kapi_ktime_ns());
         break;
-    default:
-        log::warn_ratelimited("connection %u: unknown immediate type %u ignored", unsigned(cid_),
-                              wire::imm_type_bits(imm));
+    case ClientMessage::kInfoRequest:
+    case ClientMessage::kOther:
         break;
     }
 }

@@ -11,7 +11,8 @@ extern "C" {
 #endif
 
 /* KAPI: module_init, process context. Validates the parameters. */
-int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate) KAPI_NOEXCEPT;
+int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate, int max_sessions,
+		      int info_timeout_ms) KAPI_NOEXCEPT;
 /* KAPI: module_exit, process context. */
 void rtrs_srv_cxx_exit(void) KAPI_NOEXCEPT;
 

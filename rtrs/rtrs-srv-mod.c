@@ -19,9 +19,17 @@ static bool always_invalidate = true;
 module_param(always_invalidate, bool, 0444);
 MODULE_PARM_DESC(always_invalidate, "Invalidate a chunk's registration before its IO is used and register it anew after (default Y)");
 
+static int max_sessions = 64;
+module_param(max_sessions, int, 0444);
+MODULE_PARM_DESC(max_sessions, "Client sessions kept at once; each pins sess_queue_depth * max_chunk_size bytes of chunks, further sessions are refused with ECONNREFUSED (default 64, 1..65535)");
+
+static int info_timeout_ms = 10000;
+module_param(info_timeout_ms, int, 0444);
+MODULE_PARM_DESC(info_timeout_ms, "A path that has not finished its INFO exchange this many milliseconds after its first connect request is closed (default 10000, 1000..300000)");
+
 static int __init rtrs_srv_module_init(void)
 {
-	return rtrs_srv_cxx_init(max_chunk_size, sess_queue_depth, always_invalidate);
+	return rtrs_srv_cxx_init(max_chunk_size, sess_queue_depth, always_invalidate, max_sessions, info_timeout_ms);
 }
 
 static void __exit rtrs_srv_module_exit(void)

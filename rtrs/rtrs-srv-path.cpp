@@ -12,18 +12,52 @@ namespace {
 
 constexpr auto kChunkAccess = ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead;
 
+// Addresses compare by family and address bytes, not port (as upstream).
+bool same_address(const ib::SockAddr& a, const ib::SockAddr& b)
+{
+    auto left = a.to_addr();
+    auto right = b.to_addr();
+    if (left.is_error() || right.is_error())
+        return false;
+    return left.value().family == right.value().family &&
+           compare_bytes(left.value().bytes, right.value().bytes, sizeof(left.value().bytes)) == 0;
+}
+
 }  // namespace
 
-Path::Path(Session& session, const codec::ConnReqFields& request)
+Path::Path(Session& session, const codec::ConnReqFields& request, const ib::IncomingConnection& first)
     : session_(session), uuid_(request.sess_uuid), connection_count_(request.cid_num),
-      reconnect_count_(request.recon_cnt)
+      reconnect_count_(request.recon_cnt), server_address_(first.source_address()),
+      client_address_(first.destination_address())
 {
+}
+
+bool Path::same_addresses(const ib::IncomingConnection& incoming) const
+{
+    return same_address(server_address_, incoming.source_address()) &&
+           same_address(client_address_, incoming.destination_address());
+}
+
+void Path::end_setup()
+{
+    if (setups_.fetch_sub(1) == 1)
+        idle_.wake_up_all();
+}
+
+void Path::enforce(Verdict verdict, const char* what, u16 cid)
+{
+    if (verdict != Verdict::kClose)
+        return;
+    log::err_ratelimited("session %s: %s on connection %u not allowed now: closing the path", session_.name(), what,
+                         unsigned(cid));
+    schedule_close("protocol violation");
 }
 
 Result<void> Path::init(ib::Device device)
 {
     const Params& p = params();
     device_ = device;
+    CXXRT_TRY(protocol_.init(connection_count_));
     geometry_ = CXXRT_TRY(codec::make_chunk_geometry(p.queue_depth, p.chunk_size));
     pd_ = CXXRT_TRY(ib::ProtectionDomain::create(Gfp::kernel(), device));
     cpu_stats_ = CXXRT_TRY(PerCpu<ServerCpuStats>::create(Gfp::kernel()));
@@ -54,13 +88,25 @@ Result<void> Path::init(ib::Device device)
         ib::DmaDirection::kToDevice));
     rkey_responses_ = CXXRT_TRY(
         ib::DmaBuffer::create(Gfp::kernel(), device, p.queue_depth * sizeof(wire::RkeyRsp), ib::DmaDirection::kToDevice));
+    initialized_ = true;
+    info_deadline_work_.queue(p.info_timeout_ms);
     return {};
+}
+
+void Path::info_deadline_passed()
+{
+    if (protocol_.info_deadline() != Verdict::kClose)
+        return;
+    log::err_ratelimited("a path of session %s did not finish its INFO exchange within %u ms", session_.name(),
+                         params().info_timeout_ms);
+    schedule_close("INFO exchange timed out");
 }
 
 Path::~Path()
 {
     const Params& p = params();
     heartbeat_work_.cancel_sync();
+    info_deadline_work_.cancel_sync();
     if (connections_) {
         for (u16 cid = 0; cid < connection_count_; ++cid)
             destroy(connections_[cid]);
@@ -89,9 +135,15 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
 {
     if (!(incoming.device() == device_))
         return Error(err::kInval);  // all connections of a path share one device
+    if (!same_addresses(incoming))
+        return Error(err::kInval);  // nor may they come from elsewhere
+    // Refuses a taken cid and any connection for a path that is closing.
+    CXXRT_TRY(protocol_.connection_request(cid));
     auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid);
-    if (!connection)
+    if (!connection) {
+        schedule_close("cannot allocate a connection");
         return Error(err::kNoMem);
+    }
     connections_[cid] = connection;  // owned by the path from here on, even if setup fails
     auto ready = connection->setup(incoming, pd_);
     if (ready.is_error()) {
@@ -105,6 +157,10 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
 
 void Path::connection_established(ServerConnection& connection)
 {
+    Verdict verdict = protocol_.established(connection.cid());
+    enforce(verdict, "ESTABLISHED", connection.cid());
+    if (verdict != Verdict::kAccept)
+        return;
     u32 count = established_count_.fetch_add(1) + 1;
     if (count == connection_count_)
         log::debug("all %u connections of a path of session %s established", unsigned(count), session_.name());
@@ -118,15 +174,14 @@ void Path::handle_info_request(ConstByteSpan message)
         return;
     }
     StringView name = request.value().pathname;
-    Context& context = session_.context();
-    if (context.session_name_taken(session_, name)) {
+    switch (session_.context().claim_session_name(session_, name)) {
+    case Context::NameClaim::kOk:
+        break;
+    case Context::NameClaim::kTaken:
         log::err_ratelimited("session name %.*s is already used by another client", int(name.length()), name.data());
         schedule_close("duplicate session name");
         return;
-    }
-    if (!session_.has_name())
-        session_.set_name(name);
-    else if (!(StringView(session_.name()) == name)) {
+    case Context::NameClaim::kChanged:
         schedule_close("session name changed");
         return;
     }
@@ -152,15 +207,17 @@ void Path::handle_info_request(ConstByteSpan message)
     // The user learns about the session before the client can send its first
     // request, which it may do as soon as it has the INFO_RSP.
     announce_session();
+    // IO is valid from here on: the client may send it as soon as it sees
+    // the INFO_RSP, possibly before the send below completes.
+    if (!protocol_.info_done())
+        return;
+    (void)info_deadline_work_.cancel();
     info_response_->sync_for_device();
     ib::Sge sge = info_response_->sge(pd_->local_dma_lkey(), 0, built.value());
     if (service->qp().post_send(&service->send_done, Span<const ib::Sge>(&sge, 1), ib::kSignaled).is_error()) {
         schedule_close("cannot send INFO_RSP");
         return;
     }
-    State expected = State::kConnecting;
-    if (!state_.compare_exchange(expected, State::kConnected))
-        return;
     publish_sysfs();
     heartbeat_.reset();
     heartbeat_work_.queue(Heartbeat::kIntervalMs);
@@ -230,8 +287,7 @@ void Path::send_heartbeat()
 
 void Path::schedule_close(const char* reason)
 {
-    State previous = state_.exchange(State::kClosing);
-    if (previous == State::kClosing)
+    if (!protocol_.close())
         return;
     log::info("closing a path of session %s: %s", session_.name(), reason);
     close_work_.queue();
@@ -241,14 +297,22 @@ void Path::schedule_close(const char* reason)
 // holds, then frees everything (the context unlinks and destroys us).
 void Path::close_now()
 {
+    // A connect request that found this path before it closed counted
+    // itself under the context lock: taking that lock once makes its count
+    // visible, and later requests no longer find a closing path.
+    { MutexGuard guard(session_.context().mutex()); }
+    idle_.wait([this] { return setups_.load() == 0; });
     sysfs_.remove();  // waits for running show/store handlers
     heartbeat_work_.cancel_sync();
-    for (u16 cid = 0; cid < connection_count_; ++cid)
-        if (connections_[cid])
-            connections_[cid]->disconnect();
-    for (u16 cid = 0; cid < connection_count_; ++cid)
-        if (connections_[cid])
-            connections_[cid]->drain();
+    info_deadline_work_.cancel_sync();
+    if (connections_) {
+        for (u16 cid = 0; cid < connection_count_; ++cid)
+            if (connections_[cid])
+                connections_[cid]->disconnect();
+        for (u16 cid = 0; cid < connection_count_; ++cid)
+            if (connections_[cid])
+                connections_[cid]->drain();
+    }
     while (!idle_.wait_timeout([this] { return inflight_.load() == 0; }, 10000))
         log::warn("session %s: waiting for the user to answer %u IOs", session_.name(), inflight_.load());
     session_.context().path_closed(*this);  // destroys this path

@@ -29,10 +29,23 @@ void set_params(const Params& chosen)
 using namespace cxxrt;
 using namespace rtrs::srv;
 
-extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate) noexcept
+extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate, int max_sessions,
+                                 int info_timeout_ms) noexcept
 {
     ParamError why = ParamError::kNone;
     auto checked = make_params(max_chunk_size, sess_queue_depth, always_invalidate, &why);
+    Params chosen = checked.is_ok() ? checked.value() : Params{};
+    if (checked.is_ok()) {
+        auto limits = set_limits(chosen, max_sessions, info_timeout_ms, &why);
+        if (limits.is_error()) {
+            if (why == ParamError::kMaxSessions)
+                log::err("max_sessions=%d: must be 1..%u", max_sessions, Params::kMaxMaxSessions);
+            else
+                log::err("info_timeout_ms=%d: must be %u..%u", info_timeout_ms, Params::kMinInfoTimeoutMs,
+                         Params::kMaxInfoTimeoutMs);
+            return limits.to_errno();
+        }
+    }
     if (checked.is_error()) {
         switch (why) {
         case ParamError::kChunkSize:
@@ -48,7 +61,7 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
         }
         return checked.to_errno();
     }
-    set_params(checked.value());
+    set_params(chosen);
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
@@ -62,9 +75,10 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
         (void)cxxrt_module_exit();
         return sysfs.to_errno();
     }
-    log::info("loaded, protocol 2.0: max_chunk_size %u (IO %u + headers %u), sess_queue_depth %u, always_invalidate %d",
+    log::info("loaded, protocol 2.0: max_chunk_size %u (IO %u + headers %u), sess_queue_depth %u, always_invalidate %d, "
+              "max_sessions %u, info_timeout_ms %u",
               params().chunk_size, params().max_io_size(), Params::kMaxHeaderSize, params().queue_depth,
-              int(params().always_invalidate));
+              int(params().always_invalidate), params().max_sessions, params().info_timeout_ms);
     return 0;
 }
 

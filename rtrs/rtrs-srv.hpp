@@ -13,8 +13,12 @@
 // Contexts: CM events and path setup/teardown run in process context;
 // completions of IO connections run in softirq, those of connection 0
 // (INFO_REQ, heartbeats) in a kworker. Locking: Context::mutex_ guards the
-// session and path lists; everything on the IO path is per path and
-// lock-free (atomics), and ib_post_send serialises on the QP itself.
+// session and path lists and is held only for list work, never across
+// allocation or registration (a slow setup must not stall other clients'
+// INFO exchanges or teardowns); Path::setup_mutex_ orders the setup of one
+// path. Everything on the IO path is per path and lock-free (atomics), and
+// ib_post_send serialises on the QP itself. What a client may send when is
+// decided by PathProtocol (rtrs-srv-protocol.hpp).
 #pragma once
 
 #include <cxxrt/atomic.hpp>
@@ -30,6 +34,7 @@
 #include "rtrs/rtrs-codec.hpp"
 #include "rtrs/rtrs-heartbeat.hpp"
 #include "rtrs/rtrs-srv-params.hpp"
+#include "rtrs/rtrs-srv-protocol.hpp"
 #include "rtrs/rtrs-srv-sysfs.hpp"
 #include "rtrs/rtrs-stats.hpp"
 #include <cxxrt/percpu.hpp>
@@ -141,15 +146,23 @@ public:
 
 class Path final : cxxrt::Pinned {
 public:
-    enum class State : u8 { kConnecting, kConnected, kClosing };
-
-    Path(Session& session, const codec::ConnReqFields& request);
+    Path(Session& session, const codec::ConnReqFields& request, const ib::IncomingConnection& first);
     ~Path();
 
-    // Allocates connections, chunks, MRs, IO slots on `device`. Process context.
+    // Allocates connections, chunks, MRs, IO slots on `device`. Process
+    // context, setup_mutex() held, Context::mutex() not held.
     [[nodiscard]] Result<void> init(ib::Device device);
-    // A connect request for connection `cid` of this path.
+    bool initialized() const { return initialized_; }
+    // A connect request for connection `cid` of this path (setup_mutex() held).
     [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid);
+    cxxrt::Mutex& setup_mutex() { return setup_mutex_; }
+    // A connect request found this path under Context::mutex() and sets it
+    // up after dropping that lock: the path's teardown waits for it.
+    void begin_setup() { setups_.fetch_add(1); }
+    void end_setup();
+    // The client side and server side addresses match (upstream refuses a
+    // second path of a session between the same two addresses).
+    bool same_addresses(const ib::IncomingConnection& incoming) const;
 
     void connection_established(ServerConnection& connection);
     // Connection 0 received INFO_REQ: name the session, publish the chunks.
@@ -163,8 +176,11 @@ public:
 
     // Any context: starts an asynchronous close (idempotent).
     void schedule_close(const char* reason);
-    bool is_closing() const { return state_.load() == State::kClosing; }
-    bool is_connected() const { return state_.load() == State::kConnected; }
+    bool is_closing() const { return protocol_.closed(); }
+    bool is_connected() const { return protocol_.ready(); }
+    PathProtocol& protocol() { return protocol_; }
+    // Applies a verdict of the protocol state machine.
+    void enforce(Verdict verdict, const char* what, u16 cid);
 
     Session& session() { return session_; }
     const ib::Device& device() const { return device_; }
@@ -195,13 +211,19 @@ private:
     Result<void> gather_stats(ServerCpuStats*& array, u32& count);
     void publish_sysfs();
     void send_heartbeat();
+    void info_deadline_passed();
     void announce_session();
 
     Session& session_;
     wire::Uuid uuid_;
     u16 connection_count_;
     u16 reconnect_count_;
-    cxxrt::Atomic<State> state_{State::kConnecting};
+    PathProtocol protocol_;
+    bool initialized_ = false;
+    cxxrt::Mutex setup_mutex_;
+    cxxrt::Atomic<u32> setups_{0};
+    ib::SockAddr server_address_;
+    ib::SockAddr client_address_;
     cxxrt::Atomic<u32> established_count_{0};
     ib::Device device_;
     cxxrt::RefPtr<ib::ProtectionDomain> pd_;
@@ -219,6 +241,7 @@ private:
     cxxrt::PerCpu<ServerCpuStats> cpu_stats_;
     PathSysfs sysfs_;
     cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::DelayedWork info_deadline_work_{cxxrt::Callback::to<&Path::info_deadline_passed>(this)};
     cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
 };
 
@@ -231,12 +254,17 @@ public:
     const wire::Uuid& uuid() const { return uuid_; }
     const char* name() const { return name_; }
     bool has_name() const { return name_[0] != '\0'; }
+    // Context::mutex() held (the name is checked and set under one lock).
     void set_name(cxxrt::StringView name);
     void* user_context = nullptr;
     bool announced = false;  // the user got LINK_CONNECTED
     SessionSysfs sysfs;
 
+    // The path with this uuid that is not closing (a closing one may still
+    // be listed beside its reconnected successor).
     Path* find_path(const wire::Uuid& uuid);
+    // Why a new path may not join this session (0 if it may).
+    int new_path_refusal(const ib::IncomingConnection& incoming);
     using Paths = cxxrt::IntrusiveList<Path, &Path::session_node>;
     Paths paths;
     cxxrt::ListNode context_node;
@@ -263,7 +291,11 @@ public:
 
     // A path finished closing: unlink it, and its session if it was the last.
     void path_closed(Path& path);
-    bool session_name_taken(const Session& asking, cxxrt::StringView name);
+    enum class NameClaim : u8 { kOk, kTaken, kChanged };
+    // Names the session, or tells why not: another session has the name,
+    // or this one had another name. One lock for the check and the set.
+    NameClaim claim_session_name(Session& session, cxxrt::StringView name);
+    u32 session_count();
 
     const rtrs_server_callbacks& callbacks() const { return callbacks_; }
     cxxrt::Mutex& mutex() { return mutex_; }
@@ -277,6 +309,7 @@ private:
     UniquePtr<ib::CmId> listener_;
     cxxrt::Mutex mutex_;
     Sessions sessions_ CXXRT_GUARDED_BY(mutex_);
+    u32 session_count_ CXXRT_GUARDED_BY(mutex_) = 0;
     cxxrt::WaitQueue paths_gone_;
     bool shutting_down_ = false;
 };

@@ -64,6 +64,9 @@ public:
     explicit IncomingConnection(void* raw) : raw_(raw) {}
     Device device() const { return Device(kapi_rdma_cm_id_device(raw_)); }
     u32 port() const { return kapi_rdma_cm_id_port(raw_); }
+    // This side's and the peer's address of the request.
+    SockAddr source_address() const { return SockAddr::copy_of(kapi_rdma_cm_id_src_sockaddr(raw_)); }
+    SockAddr destination_address() const { return SockAddr::copy_of(kapi_rdma_cm_id_dst_sockaddr(raw_)); }
     bool adopted() const { return adopted_ != nullptr; }
     // Refuses the request without adopting it (IB_CM_REJ_CONSUMER_DEFINED
     // with private data, at most kMaxRejectPrivateData); then return an

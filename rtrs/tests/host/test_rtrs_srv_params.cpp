@@ -27,3 +27,25 @@ TEST(ServerParams, RejectsEachBadValue)
     EXPECT_TRUE(make_params(16 << 20, 65535, true, &why).is_error());
     EXPECT_EQ(why, ParamError::kTooManyBits);
 }
+
+TEST(ServerParams, Limits)
+{
+    auto p = make_params(128 * 1024, 512, true);
+    ASSERT_TRUE(p.is_ok());
+    rtrs::srv::Params params = p.value();
+    EXPECT_EQ(params.max_sessions, 64u);
+    EXPECT_EQ(params.info_timeout_ms, 10000u);
+    EXPECT_TRUE(rtrs::srv::set_limits(params, 8, 2000).is_ok());
+    EXPECT_EQ(params.max_sessions, 8u);
+    EXPECT_EQ(params.info_timeout_ms, 2000u);
+    ParamError why{};
+    EXPECT_TRUE(rtrs::srv::set_limits(params, 0, 2000, &why).is_error());
+    EXPECT_EQ(why, ParamError::kMaxSessions);
+    EXPECT_TRUE(rtrs::srv::set_limits(params, 65536, 2000, &why).is_error());
+    EXPECT_EQ(why, ParamError::kMaxSessions);
+    EXPECT_TRUE(rtrs::srv::set_limits(params, 8, 999, &why).is_error());
+    EXPECT_EQ(why, ParamError::kInfoTimeout);
+    EXPECT_TRUE(rtrs::srv::set_limits(params, 8, 300001, &why).is_error());
+    EXPECT_EQ(why, ParamError::kInfoTimeout);
+    EXPECT_EQ(params.max_sessions, 8u);  // unchanged by refused values
+}

@@ -89,12 +89,15 @@ int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& inco
     auto request = codec::decode_conn_req(event.private_data);
     if (request.is_error()) {
         log::err_ratelimited("malformed connect request refused: %d", request.to_errno());
+        count(g_counters.refused_connects, 1);
         return refuse(incoming, -err::kInval);
     }
     auto accepted = accept_request(incoming, request.value());
     int rc = accepted.is_ok() ? accepted.value() : accepted.to_errno();
-    if (rc < 0)
+    if (rc < 0) {
+        count(g_counters.refused_connects, 1);
         return refuse(incoming, rc);
+    }
     return 0;
 }
 
@@ -125,6 +128,7 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
                 return -err::kNoMem;
             sessions_.push_back(*session);
             ++session_count_;
+            count(g_counters.sessions, 1);
             new_session = true;
         }
         // A session is listed only while it has a path: one made here goes
@@ -220,6 +224,35 @@ void Context::shut_down()
 Session::~Session()
 {
     CXXRT_ASSERT(paths.is_empty());
+    if (chunks_) {
+        for (u32 i = 0; i < chunk_count_; ++i)
+            free_array(chunks_[i]);
+        free_array(chunks_);
+        count(g_counters.chunk_bytes, -(long long)(u64(chunk_count_) * params().chunk_size));
+    }
+    count(g_counters.sessions, -1);
+}
+
+Result<void> Session::ensure_chunks()
+{
+    const Params& p = params();
+    MutexGuard guard(chunks_mutex_);
+    if (chunks_ && chunk_count_ == p.queue_depth)
+        return {};
+    if (!chunks_) {
+        chunks_ = allocate_array<u8*>(Gfp::kernel(), p.queue_depth);
+        if (!chunks_)
+            return Error(err::kNoMem);
+    }
+    // A failed earlier attempt left some chunks: keep them, add the rest.
+    while (chunk_count_ < p.queue_depth) {
+        u8* chunk = allocate_array<u8>(Gfp::kernel(), p.chunk_size);
+        if (!chunk)
+            return Error(err::kNoMem);
+        chunks_[chunk_count_++] = chunk;
+        count(g_counters.chunk_bytes, p.chunk_size);
+    }
+    return {};
 }
 
 Path* Session::find_path(const wire::Uuid& uuid)

@@ -30,6 +30,7 @@ Path::Path(Session& session, const codec::ConnReqFields& request, const ib::Inco
       reconnect_count_(request.recon_cnt), server_address_(first.source_address()),
       client_address_(first.destination_address())
 {
+    count(g_counters.paths, 1);
 }
 
 bool Path::same_addresses(const ib::IncomingConnection& incoming) const
@@ -76,12 +77,17 @@ Result<void> Path::init(ib::Device device)
         ios_[i].path = this;
         ios_[i].chunk_id = i;
     }
+    // The memory is the session's; the mapping and the MR are this path's
+    // (its device, its PD, its rkeys in its INFO_RSP).
+    CXXRT_TRY(session_.ensure_chunks());
     const u32 pages = p.chunk_size / ib::MemoryRegion::kPageSize;
     for (u32 i = 0; i < p.queue_depth; ++i) {
-        chunks_[i] = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), device, p.chunk_size,
-                                                     ib::DmaDirection::kBidirectional));
+        chunks_[i] = CXXRT_TRY(ib::DmaBuffer::map_memory(Gfp::kernel(), device, session_.chunk(i), p.chunk_size,
+                                                         ib::DmaDirection::kBidirectional));
         chunk_regions_[i] = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd_, pages));
         CXXRT_TRY(chunk_regions_[i]->map(*chunks_[i], 0, p.chunk_size));
+        ++registered_chunks_;
+        count(g_counters.registered_chunk_bytes, p.chunk_size);
     }
     info_response_ = CXXRT_TRY(ib::DmaBuffer::create(
         Gfp::kernel(), device, sizeof(wire::InfoRspHeader) + p.queue_depth * sizeof(wire::SgDesc),
@@ -123,6 +129,8 @@ Path::~Path()
             chunks_[i].~UniquePtr();
         free_array(chunks_);
     }
+    count(g_counters.registered_chunk_bytes, -(long long)(u64(registered_chunks_) * p.chunk_size));
+    count(g_counters.paths, -1);
     if (ios_) {
         for (u32 i = 0; i < p.queue_depth; ++i)
             ios_[i].~ServerIo();

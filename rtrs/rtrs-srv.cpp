@@ -13,6 +13,7 @@ constinit Params g_params{};
 }
 
 constinit Faults g_faults{0, 0};
+constinit Counters g_counters{0, 0, 0, 0, 0};
 
 const Params& params()
 {
@@ -70,6 +71,13 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
                             reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeats));
     kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
                             reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
+    kapi_debugfs_create_u64("sessions", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.sessions));
+    kapi_debugfs_create_u64("paths", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.paths));
+    kapi_debugfs_create_u64("chunk_bytes", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.chunk_bytes));
+    kapi_debugfs_create_u64("registered_chunk_bytes", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_counters.registered_chunk_bytes));
+    kapi_debugfs_create_u64("refused_connects", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_counters.refused_connects));
     auto sysfs = sysfs_init();
     if (sysfs.is_error()) {
         (void)cxxrt_module_exit();

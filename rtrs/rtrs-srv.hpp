@@ -5,9 +5,11 @@
 // Object tree (all owned downwards, freed bottom-up in process context):
 //   Context (one per rtrs_server_open: a listener and its sessions)
 //     Session (one per client session, keyed by the client's paths uuid)
+//       chunk memory[queue_depth] (shared by the session's paths, as upstream)
 //       Path (one per client path, keyed by its path uuid)
 //         ServerConnection[cid_num] (cm_id + CQ + QP each)
-//         chunks[queue_depth] (DMA buffers) + one fast-reg MR per chunk
+//         a DMA mapping of each session chunk for the path's device + one
+//         fast-reg MR per chunk (each path announces its own rkeys)
 //         ServerIo[queue_depth] (the state of the IO in each chunk)
 //
 // Contexts: CM events and path setup/teardown run in process context;
@@ -62,6 +64,20 @@ struct Faults {
     u64 drop_heartbeat_acks;  // do not answer the client's heartbeats
 };
 extern constinit Faults g_faults;
+
+// Server-wide resource counters (debugfs <module>/; updated atomically).
+struct Counters {
+    u64 sessions;                // sessions listed
+    u64 paths;                   // paths allocated (closing ones included)
+    u64 chunk_bytes;             // chunk memory the sessions hold
+    u64 registered_chunk_bytes;  // chunk bytes behind a path's MR (per path)
+    u64 refused_connects;        // connect requests refused
+};
+extern constinit Counters g_counters;
+inline void count(u64& counter, long long delta)
+{
+    __atomic_fetch_add(&counter, u64(delta), __ATOMIC_RELAXED);
+}
 
 // Module-wide parameters, fixed at load.
 const Params& params();
@@ -229,8 +245,9 @@ private:
     cxxrt::RefPtr<ib::ProtectionDomain> pd_;
     codec::ChunkGeometry geometry_{};
     ServerConnection** connections_ = nullptr;
-    UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;
+    UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;  // this path's mappings of the session's chunks
     UniquePtr<ib::MemoryRegion>* chunk_regions_ = nullptr;
+    u32 registered_chunks_ = 0;
     ServerIo* ios_ = nullptr;
     codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
     UniquePtr<ib::DmaBuffer> info_response_;
@@ -249,6 +266,11 @@ class Session final : cxxrt::Pinned {
 public:
     Session(Context& context, const wire::Uuid& uuid) : context_(context), uuid_(uuid) {}
     ~Session();
+
+    // The session's chunk memory, allocated once by the first path's setup
+    // (process context, may sleep); every path maps the same chunks.
+    [[nodiscard]] Result<void> ensure_chunks();
+    u8* chunk(u32 index) const { return chunks_[index]; }
 
     Context& context() { return context_; }
     const wire::Uuid& uuid() const { return uuid_; }
@@ -273,6 +295,9 @@ private:
     Context& context_;
     wire::Uuid uuid_;
     char name_[256] = {};
+    cxxrt::Mutex chunks_mutex_;
+    u8** chunks_ = nullptr;
+    u32 chunk_count_ = 0;
 };
 
 using Sessions = cxxrt::IntrusiveList<Session, &Session::context_node>;

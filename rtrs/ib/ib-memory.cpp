@@ -19,11 +19,27 @@ Result<UniquePtr<DmaBuffer>> DmaBuffer::create(Gfp gfp, Device device, size_t si
     return buffer;
 }
 
+Result<UniquePtr<DmaBuffer>> DmaBuffer::map_memory(Gfp gfp, Device device, u8* data, size_t size,
+                                                   DmaDirection direction)
+{
+    if (!device || !data || size == 0 || size > 0xffffffffu)
+        return Error(cxxrt::err::kInval);
+    auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
+    buffer->owns_data_ = false;
+    buffer->data_ = data;
+    unsigned long long dma_addr = 0;
+    CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), data, size, int(direction), &dma_addr)));
+    buffer->dma_addr_ = dma_addr;
+    buffer->mapped_ = true;
+    return buffer;
+}
+
 DmaBuffer::~DmaBuffer()
 {
     if (mapped_)
         kapi_ib_dma_unmap_single(device_.raw(), dma_addr_, size_, int(direction_));
-    cxxrt::free_array(data_);
+    if (owns_data_)
+        cxxrt::free_array(data_);
 }
 
 Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)

@@ -23,12 +23,16 @@ class DmaBuffer final : cxxrt::Pinned {
 public:
     // size bytes of zeroed, physically contiguous memory, mapped for device.
     static Result<UniquePtr<DmaBuffer>> create(Gfp gfp, Device device, size_t size, DmaDirection direction);
+    // A mapping for `device` of memory the caller owns and keeps until
+    // this buffer is gone (several devices may map the same memory).
+    static Result<UniquePtr<DmaBuffer>> map_memory(Gfp gfp, Device device, u8* data, size_t size,
+                                                   DmaDirection direction);
 
     DmaBuffer(Private, Device device, size_t size, DmaDirection direction)
         : device_(device), size_(size), direction_(direction)
     {
     }
-    // Unmaps and frees: no posted WR may still use the buffer.
+    // Unmaps and frees what it allocated: no posted WR may still use it.
     ~DmaBuffer();
 
     u8* data() const { return data_; }
@@ -61,6 +65,7 @@ private:
     u64 dma_addr_ = 0;
     DmaDirection direction_;
     bool mapped_ = false;
+    bool owns_data_ = true;
 };
 
 // A flat table of scatterlist entries, DMA-mapped with ib_dma_map_sg.

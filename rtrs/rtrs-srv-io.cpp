@@ -153,7 +153,7 @@ void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
             con.receive_buffer_->sync_for_cpu();
             ConstByteSpan message(con.receive_buffer_->data() + index * ServerConnection::kReceiveSize,
                                   min<u32>(wc.byte_len, ServerConnection::kReceiveSize));
-            con.path().handle_info_request(message);
+            con.path().info_request_received(message);
         }
     }
     if (!con.path().is_closing() && con.repost_receive(this).is_error())

@@ -77,18 +77,6 @@ Result<void> Path::init(ib::Device device)
         ios_[i].path = this;
         ios_[i].chunk_id = i;
     }
-    // The memory is the session's; the mapping and the MR are this path's
-    // (its device, its PD, its rkeys in its INFO_RSP).
-    CXXRT_TRY(session_.ensure_chunks());
-    const u32 pages = p.chunk_size / ib::MemoryRegion::kPageSize;
-    for (u32 i = 0; i < p.queue_depth; ++i) {
-        chunks_[i] = CXXRT_TRY(ib::DmaBuffer::map_memory(Gfp::kernel(), device, session_.chunk(i), p.chunk_size,
-                                                         ib::DmaDirection::kBidirectional));
-        chunk_regions_[i] = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd_, pages));
-        CXXRT_TRY(chunk_regions_[i]->map(*chunks_[i], 0, p.chunk_size));
-        ++registered_chunks_;
-        count(g_counters.registered_chunk_bytes, p.chunk_size);
-    }
     info_response_ = CXXRT_TRY(ib::DmaBuffer::create(
         Gfp::kernel(), device, sizeof(wire::InfoRspHeader) + p.queue_depth * sizeof(wire::SgDesc),
         ib::DmaDirection::kToDevice));
@@ -96,7 +84,59 @@ Result<void> Path::init(ib::Device device)
         ib::DmaBuffer::create(Gfp::kernel(), device, p.queue_depth * sizeof(wire::RkeyRsp), ib::DmaDirection::kToDevice));
     initialized_ = true;
     info_deadline_work_.queue(p.info_timeout_ms);
+    // The chunks are set up by the path's own work item: the CM runs every
+    // connect request of every client in one thread, which must not wait
+    // for this path's megabytes of memory and hundreds of MRs.
+    setup_work_.queue();
     return {};
+}
+
+// The memory is the session's; the mapping and the MR are this path's (its
+// device, its PD, its rkeys in its INFO_RSP). Process context (setup work).
+Result<void> Path::prepare_chunks()
+{
+    const Params& p = params();
+    CXXRT_TRY(session_.ensure_chunks());
+    const u32 pages = p.chunk_size / ib::MemoryRegion::kPageSize;
+    for (u32 i = registered_chunks_; i < p.queue_depth; ++i) {
+        if (is_closing())
+            return Error(err::kConnReset);
+        chunks_[i] = CXXRT_TRY(ib::DmaBuffer::map_memory(Gfp::kernel(), device_, session_.chunk(i), p.chunk_size,
+                                                         ib::DmaDirection::kBidirectional));
+        chunk_regions_[i] = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd_, pages));
+        CXXRT_TRY(chunk_regions_[i]->map(*chunks_[i], 0, p.chunk_size));
+        ++registered_chunks_;
+        count(g_counters.registered_chunk_bytes, p.chunk_size);
+    }
+    return {};
+}
+
+// The path's setup work: its chunks first, then the INFO_REQ if one came.
+void Path::run_setup_work()
+{
+    if (is_closing())
+        return;
+    if (!chunks_ready_.load()) {
+        auto prepared = prepare_chunks();
+        if (prepared.is_error()) {
+            if (!is_closing())
+                log::err_ratelimited("session %s: no chunk memory for a path: %d", session_.name(),
+                                     prepared.to_errno());
+            schedule_close("cannot set up chunk memory");
+            return;
+        }
+        chunks_ready_.store(true);
+    }
+    if (info_pending_.exchange(false))
+        handle_info_request(ConstByteSpan(info_request_, info_request_length_));
+}
+
+void Path::info_request_received(ConstByteSpan message)
+{
+    info_request_length_ = u32(min<size_t>(message.size(), sizeof(info_request_)));
+    copy_bytes(info_request_, message.data(), info_request_length_);
+    info_pending_.store(true);
+    setup_work_.queue();
 }
 
 void Path::info_deadline_passed()
@@ -113,6 +153,7 @@ Path::~Path()
     const Params& p = params();
     heartbeat_work_.cancel_sync();
     info_deadline_work_.cancel_sync();
+    setup_work_.cancel_sync();
     if (connections_) {
         for (u16 cid = 0; cid < connection_count_; ++cid)
             destroy(connections_[cid]);
@@ -313,6 +354,7 @@ void Path::close_now()
     sysfs_.remove();  // waits for running show/store handlers
     heartbeat_work_.cancel_sync();
     info_deadline_work_.cancel_sync();
+    setup_work_.cancel_sync();
     if (connections_) {
         for (u16 cid = 0; cid < connection_count_; ++cid)
             if (connections_[cid])
@@ -321,6 +363,8 @@ void Path::close_now()
             if (connections_[cid])
                 connections_[cid]->drain();
     }
+    // After the drain no receive handler can queue it again.
+    setup_work_.cancel_sync();
     while (!idle_.wait_timeout([this] { return inflight_.load() == 0; }, 10000))
         log::warn("session %s: waiting for the user to answer %u IOs", session_.name(), inflight_.load());
     session_.context().path_closed(*this);  // destroys this path

@@ -181,7 +181,10 @@ public:
     bool same_addresses(const ib::IncomingConnection& incoming) const;
 
     void connection_established(ServerConnection& connection);
-    // Connection 0 received INFO_REQ: name the session, publish the chunks.
+    // Connection 0 received an INFO_REQ the protocol allows: keeps a copy
+    // and hands it to the setup work (the chunks may not be ready yet).
+    void info_request_received(cxxrt::ConstByteSpan message);
+    // The setup work: name the session, publish the chunks.
     void handle_info_request(cxxrt::ConstByteSpan message);
     // An immediate arrived (on any connection): IO request or heartbeat.
     void handle_io_request(ServerConnection& connection, u32 imm);
@@ -228,6 +231,8 @@ private:
     void publish_sysfs();
     void send_heartbeat();
     void info_deadline_passed();
+    void run_setup_work();
+    Result<void> prepare_chunks();
     void announce_session();
 
     Session& session_;
@@ -248,6 +253,10 @@ private:
     UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;  // this path's mappings of the session's chunks
     UniquePtr<ib::MemoryRegion>* chunk_regions_ = nullptr;
     u32 registered_chunks_ = 0;
+    cxxrt::Atomic<bool> chunks_ready_{false};
+    cxxrt::Atomic<bool> info_pending_{false};
+    u8 info_request_[ServerConnection::kReceiveSize] = {};
+    u32 info_request_length_ = 0;
     ServerIo* ios_ = nullptr;
     codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
     UniquePtr<ib::DmaBuffer> info_response_;
@@ -260,6 +269,7 @@ private:
     cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
     cxxrt::DelayedWork info_deadline_work_{cxxrt::Callback::to<&Path::info_deadline_passed>(this)};
     cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
+    cxxrt::Work setup_work_{cxxrt::Callback::to<&Path::run_setup_work>(this)};
 };
 
 class Session final : cxxrt::Pinned {

@@ -125,12 +125,17 @@ void ServerConnection::drain()
         connection_->drain();
 }
 
+// A work request that fails, signalled or not, puts the QP in the error
+// state and every later one completes flushed; an unsignalled failure has no
+// completion of its own (the verbs layer drops it). So a flushed completion
+// on a path that is not closing is the only news of a dead QP: close.
 void ServerConnection::on_send_done(const ib::WorkCompletion& wc)
 {
-    if (!wc.ok() && !wc.flushed()) {
+    if (wc.ok())
+        return;
+    if (!wc.flushed())
         log::err_ratelimited("connection %u: send failed: %s", unsigned(cid_), wc.status_text());
-        path_.schedule_close("send failed");
-    }
+    path_.schedule_close(wc.flushed() ? "work request flushed" : "send failed");
 }
 
 // ---- receives ----
@@ -139,8 +144,7 @@ void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
 {
     ServerConnection& con = *connection;
     if (!wc.ok()) {
-        if (!wc.flushed())
-            con.path().schedule_close("receive failed");
+        con.path().schedule_close(wc.flushed() ? "receive flushed" : "receive failed");
         return;
     }
     if (wc.has_imm()) {
@@ -163,8 +167,7 @@ void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
 void ServerConnection::on_immediate(const ib::WorkCompletion& wc)
 {
     if (!wc.ok()) {
-        if (!wc.flushed())
-            path_.schedule_close("receive failed");
+        path_.schedule_close(wc.flushed() ? "receive flushed" : "receive failed");
         return;
     }
     if (!wc.has_imm()) {
@@ -240,8 +243,7 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
 void ServerIo::on_invalidated(const ib::WorkCompletion& wc)
 {
     if (!wc.ok()) {
-        if (!wc.flushed())
-            path->schedule_close("chunk invalidation failed");
+        path->schedule_close(wc.flushed() ? "work request flushed" : "chunk invalidation failed");
         path->io_finished(*this);
         return;
     }
@@ -327,8 +329,8 @@ void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
 {
     path->cpu_stats_.with_this_cpu([](ServerCpuStats& stats) { record_completions(stats.completions, 1); });
     // The IO itself finished when its answer was posted (see respond()).
-    if (!wc.ok() && !wc.flushed())
-        path->schedule_close("IO answer failed");
+    if (!wc.ok())
+        path->schedule_close(wc.flushed() ? "work request flushed" : "IO answer failed");
 }
 
 void Path::io_finished(ServerIo& io)

@@ -131,15 +131,6 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
             count(g_counters.sessions, 1);
             new_session = true;
         }
-        // A session is listed only while it has a path: one made here goes
-        // again unless a path joins it below.
-        auto drop_new_session = [&] {
-            if (new_session && session->paths.is_empty()) {
-                Sessions::remove(*session);
-                --session_count_;
-                destroy(session);
-            }
-        };
         path = session->find_path(request.sess_uuid);
         if (path && path->reconnect_count() != request.recon_cnt) {
             // The client reconnects a path we still hold: let the old one go.
@@ -151,12 +142,14 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
         if (!path) {
             int refusal = session->new_path_refusal(incoming);
             if (refusal < 0) {
-                drop_new_session();
+                if (new_session)
+                    forget_session(*session);
                 return refusal;
             }
             path = allocate<Path>(Gfp::kernel(), *session, request, incoming);
             if (!path) {
-                drop_new_session();
+                if (new_session)
+                    forget_session(*session);
                 return -err::kNoMem;
             }
             session->paths.push_back(*path);
@@ -179,6 +172,17 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
     }
     path->end_setup();
     return done.is_ok() ? 0 : done.to_errno();
+}
+
+// A session is listed only while it has a path: one made for a connect
+// request that then failed goes again at once.
+void Context::forget_session(Session& session)
+{
+    if (!session.paths.is_empty())
+        return;
+    Sessions::remove(session);
+    --session_count_;
+    destroy(&session);
 }
 
 void Context::path_closed(Path& path)

@@ -338,6 +338,7 @@ public:
 private:
     Result<int> accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request);
     Session* find_session(const wire::Uuid& uuid) CXXRT_REQUIRES(mutex_);
+    void forget_session(Session& session) CXXRT_REQUIRES(mutex_);
 
     rtrs_server_callbacks callbacks_;
     u16 port_;

@@ -77,6 +77,7 @@ private:
     friend class CmId;
     void* raw_;
     CmId* adopted_ = nullptr;
+    bool given_back_ = false;  // adopted, then freed inside the handler
 };
 
 class CmEventHandler {
@@ -154,6 +155,8 @@ public:
 private:
     void* raw_ = nullptr;
     CmEventHandler* handler_;
+    // Set while the connect request handler that adopted it runs.
+    IncomingConnection* adopting_ = nullptr;
 };
 
 }  // namespace rtrs::ib

@@ -68,11 +68,21 @@ Result<UniquePtr<CmId>> CmId::adopt(Gfp gfp, IncomingConnection& incoming, CmEve
     id->raw_ = incoming.raw_;
     kapi_rdma_set_context(id->raw_, id.get());
     incoming.adopted_ = id.get();
+    id->adopting_ = &incoming;
     return id;
 }
 
 CmId::~CmId()
 {
+    // Freed inside the connect request handler that adopted it (a later
+    // setup step failed): rdma_destroy_id would wait for that very handler.
+    // Give the id back instead; the handler must then refuse the request,
+    // and the CM destroys the id after it returns.
+    if (adopting_) {
+        adopting_->adopted_ = nullptr;
+        adopting_->given_back_ = true;
+        return;
+    }
     if (raw_)
         kapi_rdma_destroy_id(raw_);
 }
@@ -153,10 +163,14 @@ int CmId::dispatch(void* context, void* cm_id, const CmEvent& event)
     }
     IncomingConnection incoming(cm_id);
     int rc = id->handler_->on_connect_request(*id, incoming, event);
+    if (incoming.adopted_)
+        incoming.adopted_->adopting_ = nullptr;
     if (rc == 0 && incoming.adopted_)
         return 0;
     if (incoming.adopted_)
         incoming.adopted_->raw_ = nullptr;  // the CM destroys it after we return
+    if (rc == 0 && incoming.given_back_)
+        cxxrt::log::warn_ratelimited("rtrs-ib: a connect request was accepted but its id freed");
     return rc < 0 ? rc : -cxxrt::err::kConnRefused;
 }
 

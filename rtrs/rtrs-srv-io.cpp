@@ -107,7 +107,8 @@ void ServerConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
 
 void ServerConnection::disconnect()
 {
-    if (connection_)
+    // A refused connection's id went back to the CM (raw() is null).
+    if (connection_ && connection_->cm_id().raw())
         (void)connection_->cm_id().disconnect();
 }
 

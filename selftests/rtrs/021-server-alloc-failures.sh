@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 
 top=$(pwd)
 kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
-steps=${ALLOC_STEPS:-120}
+steps=${ALLOC_STEPS:-100}
 ctl=/sys/class/rnbd-client/ctl
 dbg=/sys/kernel/debug/rtrs_server
 upstream=(rtrs-core rtrs-client rnbd-client)

@@ -10,6 +10,12 @@
 //   - with a session name the server accepts (rtrs check_path_name), what
 //     follows the administrator's prefix never holds a ".." component:
 //     a client cannot climb out of dev_search_path;
+//   - the export policy (decide_export) admits a block device (not on a
+//     nodev mount) or a regular file inside an enabled file_export_dir,
+//     and nothing else: directories, FIFOs, sockets, character devices,
+//     symlinks and unknown kinds are -ENOTBLK with a reason; a
+//     file_export_dir value is empty or absolute, below PATH_MAX, without
+//     NUL or text after a newline;
 //   - over any sequence of opens and closes, a device has at most one
 //     read-write mapping, at most two writers, and a second writer only
 //     when it came in migration mode; admit() answers as its model does.
@@ -172,14 +178,66 @@ void fuzz_admit(fuzz::Input& input)
     }
 }
 
+void fuzz_export(fuzz::Input& input)
+{
+    // The kind from any mode word, as the kernel glue passes i_mode.
+    const cxxrt::u32 mode = input.take_bool() ? input.take_u32() : cxxrt::u32(input.take_u8() & 0xf) << 12;
+    policy::ExportFacts facts;
+    facts.kind = policy::object_kind(mode);
+    const unsigned type = mode & 0170000;
+    FUZZ_CHECK((facts.kind == policy::ObjectKind::kBlockDevice) == (type == 0060000));
+    FUZZ_CHECK((facts.kind == policy::ObjectKind::kRegularFile) == (type == 0100000));
+    FUZZ_CHECK(policy::object_kind_name(facts.kind) != nullptr);
+    const u8 flags = input.take_u8();
+    facts.nodev_mount = flags & 1;
+    facts.file_export_enabled = flags & 2;
+    facts.inside_file_export_dir = flags & 4;
+    const wire::IoMode io_mode = wire::IoMode(input.take_u8() % 3);
+    const policy::ExportDecision decision = policy::decide_export(facts, io_mode);
+    const bool block = facts.kind == policy::ObjectKind::kBlockDevice;
+    const bool file = facts.kind == policy::ObjectKind::kRegularFile;
+    const bool admitted = (block && !facts.nodev_mount) ||
+                          (file && facts.file_export_enabled && facts.inside_file_export_dir);
+    FUZZ_CHECK((decision.error == 0) == admitted);
+    if (!admitted) {
+        FUZZ_CHECK(decision.error == -policy::kErrNotBlk || (block && decision.error == -err::kAccess));
+        FUZZ_CHECK(decision.reason != nullptr && decision.reason[0] != '\0');
+        return;
+    }
+    if (file || io_mode == wire::IoMode::kFileIo)
+        FUZZ_CHECK(decision.open_as == policy::OpenAs::kVfs);
+    else
+        FUZZ_CHECK(decision.open_as == policy::OpenAs::kBlockDevice);
+
+    // A file_export_dir write.
+    const StringView value = input.take_rest_as_string();
+    auto checked = policy::check_file_export_dir(value);
+    size_t length = 0;
+    while (length < value.length() && value[length] != '\n')
+        ++length;
+    const bool trailing_ok = length == value.length() || length + 1 == value.length();
+    const bool expected = trailing_ok && (length == 0 || (value[0] == '/' && length < kPathMax &&
+                                                          !memchr(value.data(), '\0', length)));
+    FUZZ_CHECK(checked.is_ok() == expected);
+    if (checked.is_ok())
+        FUZZ_CHECK(checked.value() == length);
+}
+
 }  // namespace
 
 FUZZ_TARGET(data, size)
 {
     fuzz::Input input(data, size);
-    if (input.take_u8() & 1)
-        fuzz_admit(input);
-    else
+    switch (input.take_u8() % 3) {
+    case 0:
         fuzz_path(input);
+        break;
+    case 1:
+        fuzz_admit(input);
+        break;
+    default:
+        fuzz_export(input);
+        break;
+    }
     return 0;
 }

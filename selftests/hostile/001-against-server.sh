@@ -31,6 +31,9 @@ declare -A TODO=(
 declare -A SKIP=(
     [rnbd_open_fifo]="OPEN of a FIFO hangs the server's control worker for good (issue 7)"
 )
+# The export policy (a lookup that opens nothing) comes with file_export_dir:
+# with it, OPEN of a FIFO is refused and the case runs.
+if modinfo -p rnbd/rnbd-server.ko | grep -q '^file_export_dir:'; then unset 'SKIP[rnbd_open_fifo]'; fi
 
 cleanup() {
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done

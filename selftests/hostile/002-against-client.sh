@@ -65,7 +65,11 @@ cases=(
 # Kernel log since a marker written to /dev/kmsg (line counts do not work
 # once the ring buffer is full and drops its oldest lines).
 mark() { echo "hostile-mark $1" > /dev/kmsg; }
-since_mark() { dmesg | sed -n "/hostile-mark $1\$/,\$p"; }
+# If the marker itself was pushed out, what is left is all newer than it.
+since_mark() {
+    dmesg > "$tmp/dmesg"
+    if grep -q "hostile-mark $1\$" "$tmp/dmesg"; then sed -n "/hostile-mark $1\$/,\$p" "$tmp/dmesg"; else cat "$tmp/dmesg"; fi
+}
 cleanup() {
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
     for m in rnbd_client rtrs_client rtrs_hostile rnbd_server rtrs_server; do

@@ -197,10 +197,26 @@ Result<codec::OpenRspFields> Session::open_device(cxxrt::StringView path, Access
     const wire::IoMode mode = io_mode == IoMode::kFileIo ? wire::IoMode::kFileIo : wire::IoMode::kBlockIo;
     size_t length = CXXRT_TRY(codec::build_open(ByteSpan(message), wire::AccessMode(u8(access)), path, mode));
     CXXRT_TRY(send(RTRS_READ, ConstByteSpan(message, length), ByteSpan(answer)));
+    // Malformed (short, wrong type, unknown cache bits): -EPROTO; a limit
+    // out of range: -EINVAL (decode_open_rsp, then validate_open_rsp;
+    // Documentation/protocol.md). The map_device write returns it.
     auto fields = codec::decode_open_rsp(ConstByteSpan(answer));
-    if (!fields)
-        log::err("session %s: bad OPEN_RSP for %.*s (%d)", name_, int(path.length()), path.data(),
+    if (!fields) {
+        log::err("session %s: malformed OPEN_RSP for %.*s (%d)", name_, int(path.length()), path.data(),
                  fields.to_errno());
+        return Error(fields.error().code() == err::kInval ? err::kInval : err::kProto);
+    }
+    const codec::OpenRspFields& f = fields.value();
+    auto valid = codec::validate_open_rsp(f, KABI_PAGE_SIZE);
+    if (!valid) {
+        log::err("session %s: OPEN_RSP for %.*s refused (%d): logical block %u, physical block %u, max_hw_sectors "
+                 "%u, max_segments %u, nsectors %llu, discard %u/%u/%u, cache policy 0x%x",
+                 name_, int(path.length()), path.data(), valid.to_errno(), u32(f.logical_block_size),
+                 u32(f.physical_block_size), f.max_hw_sectors, u32(f.max_segments),
+                 (unsigned long long)f.nsectors, f.max_discard_sectors, f.discard_granularity,
+                 f.discard_alignment, u32(f.cache_policy));
+        return valid.error();
+    }
     return fields;
 }
 

@@ -228,6 +228,30 @@ Result<OpenRspFields> decode_open_rsp(ConstByteSpan data)
     return f;
 }
 
+Result<void> validate_open_rsp(const OpenRspFields& f, u32 page_size)
+{
+    const u32 lbs = f.logical_block_size;
+    const u32 pbs = f.physical_block_size;
+    if (lbs < wire::kSectorSize || lbs > page_size || !cxxrt::is_power_of_two(lbs))
+        return Error(err::kInval);
+    if (pbs < lbs || !cxxrt::is_power_of_two(pbs))
+        return Error(err::kInval);
+    if (f.max_segments == 0 || f.max_hw_sectors == 0 || u64(f.max_hw_sectors) * wire::kSectorSize < page_size ||
+        u64(f.max_hw_sectors) * wire::kSectorSize < lbs)
+        return Error(err::kInval);
+    constexpr u64 kMaxBytes = u64(cxxrt::NumericLimits<cxxrt::s64>::max);
+    if (f.nsectors > (kMaxBytes >> wire::kSectorShift))
+        return Error(err::kInval);
+    if (f.max_discard_sectors != 0) {
+        if (f.discard_granularity == 0 || f.discard_granularity % lbs != 0 ||
+            f.discard_alignment >= f.discard_granularity)
+            return Error(err::kInval);
+    }
+    if ((f.cache_policy & ~wire::kCachePolicyKnown) != 0)
+        return Error(err::kProto);
+    return {};
+}
+
 // --- CLOSE ----------------------------------------------------------------------
 
 Result<size_t> build_close(ByteSpan out, u32 device_id)

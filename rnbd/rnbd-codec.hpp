@@ -92,6 +92,19 @@ Result<size_t> build_open_rsp(ByteSpan out, const OpenRspFields& fields);
 // size in bytes fits 64 bits, known cache-policy bits.
 Result<OpenRspFields> decode_open_rsp(ConstByteSpan data);
 
+// The client's check of an OPEN_RSP before any value reaches the block
+// layer (decode_open_rsp checks only what makes the message well-formed).
+// kInval when a limit is out of range:
+//   - logical block size a power of two in 512..page_size;
+//   - physical block size a power of two >= logical;
+//   - max_hw_sectors >= one page and >= one logical block; max_segments > 0;
+//   - size: nsectors * 512 fits a signed 64-bit byte offset (loff_t);
+//   - discard offered (max_discard_sectors > 0): granularity a nonzero
+//     multiple of the logical block size, alignment below the granularity
+//     (secure erase is used only with discard: not checked alone);
+// kProto for unknown cache-policy bits.
+Result<void> validate_open_rsp(const OpenRspFields& fields, u32 page_size);
+
 Result<size_t> build_close(ByteSpan out, u32 device_id);
 Result<u32> decode_close(ConstByteSpan data);
 

@@ -8,6 +8,7 @@ $(addprefix $(obj)/,$(filter %.o,$(rtrs-ib-objs))): $(obj)/generated/cxxrt-kabi.
 rtrs-common-objs := rtrs/rtrs-codec.o
 rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt.o rtrs/rtrs-clt.o \
 	rtrs/rtrs-clt-session.o rtrs/rtrs-clt-path.o rtrs/rtrs-clt-connection.o rtrs/rtrs-clt-sysfs.o \
+	rtrs/rtrs-clt-proto.o \
 	$(rtrs-common-objs) \
 	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o $(rtrs-ib-objs)
 rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o rtrs/rtrs-srv-protocol.o \

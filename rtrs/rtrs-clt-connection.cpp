@@ -120,8 +120,10 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
         handle_established(event);
         return;
     case T::kRejected: {
+        // The server's errno reaches the opener (and userspace): only
+        // from the documented set (rtrs-remote-errno.hpp).
         auto reason = codec::decode_conn_reject(event.private_data);
-        int error = reason ? reason.value() : -cxxrt::err::kConnReset;
+        int error = reason ? remote_errno(reason.value()) : -cxxrt::err::kConnReset;
         cxxrt::log::err("connection %u rejected: %s, errno %d", cid_,
                         id.reject_reason_text(event.status), error);
         finish_connect(error);
@@ -207,37 +209,23 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
         return;
     }
     path_.heartbeat().saw_traffic();
-    if (wc.has_imm()) {
-        const u32 imm = wc.imm();
-        const u32 type = wire::imm_type_bits(imm);
-        if (type == u32(wire::ImmType::kIoResponse) || type == u32(wire::ImmType::kIoResponseInvalidate)) {
-            auto response = codec::decode_io_response_imm(imm, path_.queue_depth());
-            // A SEND_WITH_IMM (not an RDMA write) carries an RKEY_RSP.
-            if (response && wc.opcode == ib::WorkCompletion::kRecv && path_.new_rkey()) {
-                receive_buffer_->sync_for_cpu();
-                auto data = receive_buffer_->bytes().slice(cxxrt::size_t(slot.index_) * kReceiveSlotSize,
-                                                           cxxrt::min<u32>(wc.byte_len, kReceiveSlotSize));
-                auto rkey = codec::decode_rkey_rsp(data, path_.queue_depth());
-                if (rkey)
-                    path_.update_rkey(rkey.value());
-                else
-                    cxxrt::log::err_ratelimited("bad RKEY_RSP (%d)", rkey.to_errno());
-            }
-            if (response)
-                path_.complete_request(response.value().msg_id, response.value().err, response.value().invalidated);
-            else
-                cxxrt::log::err_ratelimited("bad IO response immediate 0x%x", imm);
-        } else if (type == u32(wire::ImmType::kHeartbeat)) {
-            if (path_.connected() && !fault_applies(g_faults.drop_heartbeat_acks, path_.index()))
-                (void)post_heartbeat(wire::kHeartbeatAckImm);
-        } else if (type == u32(wire::ImmType::kHeartbeatAck)) {
-            path_.heartbeat().saw_ack(now_ns());
-        } else {
-            cxxrt::log::err_ratelimited("unknown immediate type %u", type);
-        }
+    ReceiveEvent event;
+    event.send = wc.opcode == ib::WorkCompletion::kRecv;
+    event.has_imm = wc.has_imm();
+    event.imm = event.has_imm ? wc.imm() : 0;
+    event.with_invalidate = wc.has_invalidate();
+    event.invalidated_rkey = event.with_invalidate ? wc.invalidate_rkey : 0;
+    event.byte_len = wc.byte_len;
+    cxxrt::ConstByteSpan payload;
+    if (event.send && event.has_imm) {
+        // An RKEY_RSP (always_invalidate): the only SEND with data.
+        receive_buffer_->sync_for_cpu();
+        payload = receive_buffer_->bytes().slice(cxxrt::size_t(slot.index_) * kReceiveSlotSize,
+                                                 cxxrt::min<u32>(wc.byte_len, kReceiveSlotSize));
     }
-    // A plain receive without an immediate is the server's SEND_WITH_INV of
-    // a READ's rkey: nothing to do but re-arm the slot.
+    path_.on_receive(cid_, event, payload);
+    // The slot is re-armed whatever it carried: a violation fails the path,
+    // whose teardown drains it.
     const u32 lkey = connection_->pd().local_dma_lkey();
     ib::Sge sge = receive_buffer_->sge(lkey, cxxrt::size_t(slot.index_) * kReceiveSlotSize, kReceiveSlotSize);
     auto posted = connection_->qp().post_recv(slot.done_, cxxrt::Span<const ib::Sge>(&sge, 1));

@@ -172,6 +172,7 @@ Result<void> Path::connect()
         ClientConnection* connection = made.value().release();
         connections_[cid] = connection;
         CXXRT_TRY(connection->connect(source, destination));
+        CXXRT_TRY(accept_conn_rsp(u16(cid), connection->response()));
         if (cid == 0) {
             const auto& response = connection->response();
             auto attrs = connection->connection()->device().attrs();
@@ -214,6 +215,28 @@ Result<void> Path::connect()
     return {};
 }
 
+Result<void> Path::accept_conn_rsp(u16 cid, const codec::ConnRspFields& response) const
+{
+    if (cid != 0) {
+        // Every connection of a path shares one set of chunks.
+        if (response.queue_depth != params_.queue_depth || response.max_io_size != params_.max_io_size ||
+            response.max_hdr_size != params_.max_hdr_size || response.flags != params_.flags) {
+            cxxrt::log::err("%s: CON_RSP of connection %u differs from connection 0's", name_, u32(cid));
+            return Error(cxxrt::err::kProto);
+        }
+        return {};
+    }
+    ConnRspLimits limits;
+    limits.min_hdr_size = u32(session_.user_header_size() + wire::rdma_read_size(1));
+    auto checked = check_conn_rsp(response, limits);
+    if (!checked)
+        cxxrt::log::err("%s: CON_RSP refused (%d): queue depth %u (1..%u), max IO %u (>= %u), header %u (%u..%u)",
+                        name_, checked.to_errno(), u32(response.queue_depth), limits.max_queue_depth,
+                        response.max_io_size, limits.min_io_size, response.max_hdr_size, limits.min_hdr_size,
+                        limits.max_hdr_size);
+    return checked;
+}
+
 Result<void> Path::exchange_info()
 {
     ClientConnection& service = *connections_[0];
@@ -235,6 +258,11 @@ Result<void> Path::exchange_info()
     }
     if (info_result_)
         return Error::from_errno(info_result_);
+    auto receive = check_info_rsp_receive(info_event_, u32(info_response_->bytes().size()));
+    if (!receive) {
+        cxxrt::log::err("%s: INFO_RSP is not a plain SEND of at most %zu bytes", name_, info_response_->bytes().size());
+        return receive.error();
+    }
     info_response_->sync_for_cpu();
     codec::InfoRspLimits limits;
     limits.queue_depth = params_.queue_depth;
@@ -261,6 +289,8 @@ void Path::on_info_response(const ib::WorkCompletion& wc)
     if (wc.ok()) {
         heartbeat_.saw_traffic();
         info_length_ = wc.byte_len;
+        info_event_ = ReceiveEvent{wc.opcode == ib::WorkCompletion::kRecv, wc.has_imm(), 0, wc.has_invalidate(), 0,
+                                   wc.byte_len};
         info_result_ = 0;
     } else {
         info_result_ = -cxxrt::err::kConnReset;
@@ -290,8 +320,14 @@ Result<void> Path::create_requests()
     message_size_ = session_.user_header_size() + u32(wire::rdma_read_size(1));
     CXXRT_TRY(requests_.create(Gfp::kernel(), params_.queue_depth,
                                [this](void* where, u32 index) { new (where) PathRequest(*this, index); }));
-    for (u32 i = 0; i < requests_.size(); ++i)
+    CXXRT_TRY(table_.init(params_.queue_depth, Gfp::kernel()));
+    for (u32 i = 0; i < requests_.size(); ++i) {
         CXXRT_TRY(requests_[i].init(pd_->device(), pd_, message_size_, session_.max_segments(), pages));
+        // Only if two MRs shared an index (never seen): then no server
+        // invalidation is trusted and every READ is invalidated here.
+        if (!table_.index_rkey(i, requests_[i].mr_->rkey()))
+            cxxrt::log::warn_ratelimited("%s: MR index shared, invalidating every READ locally", name_);
+    }
     return {};
 }
 
@@ -451,6 +487,7 @@ void Path::teardown()
             cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
     }
     requests_.reset();
+    table_.reset();
     info_request_.reset();
     info_response_.reset();
     cxxrt::free_array(cxxrt::exchange(chunks_, nullptr));
@@ -565,7 +602,8 @@ Result<void> Path::submit(Permit& permit)
         return Error(cxxrt::err::kNotConn);
     }
     PathRequest& request = requests_[permit.id];
-    if (request.in_flight_.load()) {
+    RequestSlot& slot = table_.slot(permit.id);
+    if (slot.state() != RequestSlot::State::kIdle) {
         leave_submission();
         return Error(cxxrt::err::kBusy);
     }
@@ -578,7 +616,6 @@ Result<void> Path::submit(Permit& permit)
 
     request.permit_ = &permit;
     request.connection_ = connection;
-    request.registered_ = false;
     request.sg_mapped_ = false;
     request.pending_errno_ = 0;
 
@@ -656,7 +693,9 @@ Result<void> Path::submit(Permit& permit)
     request.message_->sync_for_device();
 
     request.submitted_ns_ = now_ns();
-    request.in_flight_.store(true);
+    const bool registers = is_read && permit.data_length;
+    if (!slot.start(registers, registers ? request.mr_->rkey() : 0))
+        return fail_submit(Error(cxxrt::err::kBusy));
     inflight_.fetch_add(1);
     {
         cxxrt::CpuGuard cpu;
@@ -668,20 +707,19 @@ Result<void> Path::submit(Permit& permit)
         auto registered = request.mr_->post_register(connection->qp(), &connection->send_done(),
                                                      ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled);
         if (!registered) {
-            request.in_flight_.store(false);
+            slot.abort();
             inflight_.fetch_sub(1);
             return fail_submit(registered.error());
         }
-        request.registered_ = true;
     }
     auto posted = connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
                                                  ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
                                                  ib::kSignaled);
     if (!posted) {
         // A registered MR stays valid: the path fails, and teardown frees it.
-        request.in_flight_.store(false);
+        slot.abort();
         inflight_.fetch_sub(1);
-        if (request.registered_)
+        if (registers)
             fail("cannot post an IO after its registration");
         return fail_submit(posted.error());
     }
@@ -689,23 +727,61 @@ Result<void> Path::submit(Permit& permit)
     return {};
 }
 
-void Path::update_rkey(const codec::RkeyRspView& rkey)
+void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan payload)
 {
-    if (chunks_ && rkey.buf_id < params_.queue_depth)
-        __atomic_store_n(&chunks_[rkey.buf_id].rkey, rkey.rkey, __ATOMIC_RELAXED);
+    ConnectionRole role;
+    role.queue_depth = params_.queue_depth;
+    role.always_invalidate = new_rkey();
+    role.carries_io = cid != 0 || connection_count_ == 1;
+    const ReceiveDecision decision = classify_receive(event, payload, role);
+    switch (decision.kind) {
+    case ReceiveKind::kInvalidation:
+        if (!table_.on_invalidation(decision.invalidated_rkey)) {
+            cxxrt::log::err_ratelimited("%s: server invalidated rkey 0x%x, which no request in flight registered",
+                                        name_, decision.invalidated_rkey);
+            fail("invalidation of an unknown rkey");
+        }
+        return;
+    case ReceiveKind::kResponse:
+        complete_request(decision);
+        return;
+    case ReceiveKind::kHeartbeat:
+        if (connected() && !fault_applies(g_faults.drop_heartbeat_acks, index_))
+            (void)connections_[cid]->post_heartbeat(wire::kHeartbeatAckImm);
+        return;
+    case ReceiveKind::kHeartbeatAck:
+        heartbeat_.saw_ack(now_ns());
+        return;
+    case ReceiveKind::kError:
+        break;
+    }
+    cxxrt::log::err_ratelimited("%s: protocol violation on connection %u: %s (imm 0x%x, %u bytes)", name_, u32(cid),
+                                decision.why, event.imm, event.byte_len);
+    fail(decision.why);
 }
 
-void Path::complete_request(u32 id, int error, bool invalidated)
+void Path::complete_request(const ReceiveDecision& response)
 {
-    if (!requests_ || id >= requests_.size()) {
-        cxxrt::log::err_ratelimited("%s: response for unknown request %u", name_, id);
+    const u32 id = response.id;
+    if (!requests_ || id >= requests_.size() || id >= table_.size()) {
+        cxxrt::log::err_ratelimited("%s: answer for unknown request %u", name_, id);
+        fail("answer for an unknown request");
         return;
     }
     PathRequest& request = requests_[id];
-    if (!request.in_flight_.exchange(false)) {
-        cxxrt::log::err_ratelimited("%s: response for idle request %u", name_, id);
+    auto answer = table_.on_response(id, response.claims_invalidated);
+    if (!answer) {
+        const bool idle = answer.error().code() == cxxrt::err::kAlready;
+        cxxrt::log::err_ratelimited("%s: %s for request %u", name_,
+                                    idle ? "answer for a request not in flight" : "unproven invalidation claimed",
+                                    id);
+        fail(idle ? "answer for a request not in flight" : "unproven invalidation");
         return;
     }
+    // always_invalidate: the server registered the chunk anew for the next IO.
+    if (response.has_new_rkey && chunks_)
+        __atomic_store_n(&chunks_[id].rkey, response.new_rkey, __ATOMIC_RELAXED);
+    const bool invalidate_locally = answer.value().invalidate_locally;
     {
         // Where the answer arrived (stats/cpu_migration).
         cxxrt::CpuGuard cpu;
@@ -719,13 +795,13 @@ void Path::complete_request(u32 id, int error, bool invalidated)
         const u64 delay = __atomic_load_n(&g_faults.delay_ms, __ATOMIC_RELAXED);
         if (delay) {
             // Teardown takes over a held-back response (fail_over_requests).
-            request.pending_errno_ = error;
-            request.pending_invalidated_ = invalidated;
+            request.pending_errno_ = response.err;
+            request.pending_invalidate_locally_ = invalidate_locally;
             (void)request.delayed_.queue_on(workqueue(), u32(delay));
             return;
         }
     }
-    finish_response(request, error, invalidated);
+    finish_response(request, response.err, invalidate_locally);
 }
 
 void PathRequest::on_delay_over()
@@ -734,17 +810,17 @@ void PathRequest::on_delay_over()
     path_.submitters_.fetch_add(1);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (path_.connected())
-        path_.finish_response(*this, pending_errno_, pending_invalidated_);
+        path_.finish_response(*this, pending_errno_, pending_invalidate_locally_);
     else
         path_.finish_request(*this, pending_errno_);
     path_.leave_submission();
 }
 
-void Path::finish_response(PathRequest& request, int error, bool invalidated)
+void Path::finish_response(PathRequest& request, int error, bool invalidate_locally)
 {
-    if (request.registered_ && !invalidated) {
-        // The server did not invalidate our rkey (e.g. the IO failed): do it
-        // here before the memory goes back to the user.
+    if (invalidate_locally) {
+        // The server did not prove it invalidated our rkey: do it here
+        // before the memory goes back to the user.
         request.pending_errno_ = error;
         auto posted = request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_,
                                                    ib::kSignaled);
@@ -773,8 +849,9 @@ void Path::finish_request(PathRequest& request, int error)
     if (request.sg_mapped_)
         request.sg_->unmap();
     request.sg_mapped_ = false;
-    request.registered_ = false;
     Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+    // Idle again before the user may reuse the permit (from the callback).
+    table_.slot(request.id_).finish();
     inflight_.fetch_sub(1);
     if (permit) {
         // Submission to answer, as the user sees it (stats/rdma_lat).
@@ -795,12 +872,13 @@ void Path::fail_over_requests()
             finish_request(request, request.pending_errno_);
             continue;
         }
-        if (!request.in_flight_.exchange(false))
+        // In flight: never answered (an answered one finished in the drain
+        // or above).
+        if (table_.slot(i).take() == RequestSlot::State::kIdle)
             continue;
         if (request.sg_mapped_)
             request.sg_->unmap();
         request.sg_mapped_ = false;
-        request.registered_ = false;
         Permit* permit = cxxrt::exchange(request.permit_, nullptr);
         inflight_.fetch_sub(1);
         if (!permit)

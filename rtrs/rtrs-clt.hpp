@@ -41,6 +41,7 @@
 #include "rtrs/rtrs-clt-state.hpp"
 #include "rtrs/rtrs-clt-sysfs.hpp"
 #include "rtrs/rtrs-clt-policy.hpp"
+#include "rtrs/rtrs-clt-proto.hpp"
 #include "rtrs/rtrs-codec.hpp"
 #include "rtrs/rtrs-heartbeat.hpp"
 #include "rtrs/rtrs-permits.hpp"
@@ -190,13 +191,11 @@ private:
     UniquePtr<ib::MemoryRegion> mr_;
     Permit* permit_ = nullptr;
     ClientConnection* connection_ = nullptr;
-    bool registered_ = false;  // READ: mr_ holds a registration the server may invalidate
     bool sg_mapped_ = false;
     int pending_errno_ = 0;
-    bool pending_invalidated_ = false;
+    bool pending_invalidate_locally_ = false;
     u32 submit_cpu_ = 0;
     u64 submitted_ns_ = 0;
-    Atomic<bool> in_flight_{false};
     cxxrt::DelayedWork delayed_{cxxrt::Callback::to<&PathRequest::on_delay_over>(this)};
     ib::Completion invalidate_done_{ib::Completion::member<PathRequest, &PathRequest::on_invalidated>, this};
 };
@@ -292,11 +291,11 @@ public:
     void connection_lost(u16 cid, const char* why);
     // Any context, no sleep: carries the permit's IO on this path.
     Result<void> submit(Permit& permit);
-    // Softirq: the server's answer for request id.
-    void complete_request(u32 id, int error, bool invalidated);
-    // The rest of complete_request, once any fault-injected delay is over.
-    void finish_response(PathRequest& request, int error, bool invalidated);
-    void update_rkey(const codec::RkeyRspView& rkey);
+    // Softirq: one receive of connection `cid`, checked and acted on
+    // (answers, invalidations, heartbeats); a violation fails the path.
+    void on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan payload);
+    // The rest of an answer, once any fault-injected delay is over.
+    void finish_response(PathRequest& request, int error, bool invalidate_locally);
 
     PathState state() const { return state_.state(); }
     bool connected() const { return state() == PathState::kConnected; }
@@ -347,6 +346,9 @@ public:
     Result<void> store_reconnects(cxxrt::sysfs::Input& in);
     Result<void> store_reset_all(cxxrt::sysfs::Input& in);
     void on_info_response(const ib::WorkCompletion& wc);
+    // Connection `cid` of this path sent CON_RSP `response`: checked
+    // against this client's limits and, for cid > 0, against cid 0's.
+    Result<void> accept_conn_rsp(u16 cid, const codec::ConnRspFields& response) const;
     void on_info_sent(const ib::WorkCompletion& wc);
     // Softirq: one work completion of this path was handled (wc_completion).
     void count_completion();
@@ -359,6 +361,7 @@ private:
     void teardown();
     void fail_over_requests();
     void finish_request(PathRequest& request, int error);
+    void complete_request(const ReceiveDecision& response);
     void became_connected();
     void schedule_reconnect();
     void handle_error();      // error_work_
@@ -399,6 +402,7 @@ private:
     u32 message_size_ = 0;
     RemoteChunk* chunks_ = nullptr;
     ObjectArray<PathRequest> requests_;
+    RequestTable table_;  // answer state of requests_ (same ids)
     Heartbeat heartbeat_;
     Atomic<u32> submitters_{0};
     cxxrt::WaitQueue submitters_idle_;
@@ -412,6 +416,7 @@ private:
     int info_result_ = 0;
     Atomic<bool> info_lost_{false};  // a connection ended while connecting
     u32 info_length_ = 0;
+    ReceiveEvent info_event_;
     ib::Completion info_receive_done_{ib::Completion::member<Path, &Path::on_info_response>, this};
     ib::Completion info_send_done_{ib::Completion::member<Path, &Path::on_info_sent>, this};
     cxxrt::Work error_work_{cxxrt::Callback::to<&Path::handle_error>(this)};

@@ -14,6 +14,7 @@ HOST_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -Wall -Wextra -Werror -
 # Kernel-independent sources: they must build for the kernel and the host alike.
 HOST_SOURCES := cxxrt/src/alloc.cpp cxxrt/src/log.cpp cxxrt/src/parse.cpp \
 	$(wildcard rtrs/rtrs-codec.cpp rtrs/rtrs-permits.cpp rtrs/rtrs-addr.cpp rtrs/rtrs-clt-policy.cpp rtrs/rtrs-stats.cpp rtrs/rtrs-srv-protocol.cpp \
+	           rtrs/rtrs-clt-proto.cpp \
 	           rnbd/rnbd-codec.cpp rnbd/rnbd-clt-options.cpp)
 HOST_TESTS := $(wildcard cxxrt/tests/host/test_*.cpp rtrs/tests/host/test_*.cpp rnbd/tests/host/test_*.cpp)
 HOST_SUPPORT := cxxrt/tests/host/kapi-host.cpp

@@ -703,3 +703,93 @@ TEST(RnbdWire, SizesMatchLinux61)
     EXPECT_EQ(sizeof(wire::OpenRspMsg), 56u);
     EXPECT_EQ(sizeof(wire::IoMsg), 32u);
 }
+
+// --- validate_open_rsp: the client's limits on OPEN_RSP --------------------------
+
+namespace {
+OpenRspFields good_open_rsp()
+{
+    OpenRspFields f;
+    f.device_id = 1;
+    f.nsectors = 2048;
+    f.max_hw_sectors = 256;
+    f.logical_block_size = 512;
+    f.physical_block_size = 4096;
+    f.max_segments = 128;
+    f.max_discard_sectors = 1024;
+    f.discard_granularity = 4096;
+    return f;
+}
+int open_rsp_code(const OpenRspFields& f)
+{
+    auto r = validate_open_rsp(f, 4096);
+    return r ? 0 : r.error().code();
+}
+}  // namespace
+
+TEST(ValidateOpenRsp, AcceptsWellBehavedServers)
+{
+    EXPECT_EQ(open_rsp_code(good_open_rsp()), 0);
+    OpenRspFields f = good_open_rsp();
+    f.max_discard_sectors = 0;  // no discard: granularity does not matter
+    f.discard_granularity = 0;
+    EXPECT_EQ(open_rsp_code(f), 0);
+    f = good_open_rsp();
+    f.logical_block_size = 4096;
+    EXPECT_EQ(open_rsp_code(f), 0);
+}
+
+TEST(ValidateOpenRsp, RefusesBadBlockSizes)
+{
+    for (u32 lbs : {0u, 256u, 511u, 513u, 1000u, 8192u, 32768u}) {
+        OpenRspFields f = good_open_rsp();
+        f.logical_block_size = u16(lbs);
+        f.physical_block_size = 32768;
+        EXPECT_EQ(open_rsp_code(f), err::kInval) << lbs;
+    }
+    OpenRspFields f = good_open_rsp();
+    f.physical_block_size = 256;  // below logical
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f.physical_block_size = 3072;  // not a power of two
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    // 32 KiB logical blocks are fine on 64 KiB pages only.
+    f = good_open_rsp();
+    f.logical_block_size = 32768;
+    f.physical_block_size = 32768;
+    f.max_hw_sectors = 64;
+    f.discard_granularity = 32768;
+    EXPECT_EQ(validate_open_rsp(f, 65536).error().code(), err::kInval);  // max_hw_sectors below a 64 KiB page
+    f.max_hw_sectors = 128;
+    EXPECT_TRUE(validate_open_rsp(f, 65536));
+}
+
+TEST(ValidateOpenRsp, RefusesBadDiscard)
+{
+    OpenRspFields f = good_open_rsp();
+    f.discard_granularity = 0;
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f.discard_granularity = 100;  // not a multiple of the logical block
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f.discard_granularity = 4096;
+    f.discard_alignment = 4096;
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+}
+
+TEST(ValidateOpenRsp, RefusesBadSegmentsSectorsAndSize)
+{
+    OpenRspFields f = good_open_rsp();
+    f.max_segments = 0;
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f = good_open_rsp();
+    f.max_hw_sectors = 0;
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f.max_hw_sectors = 7;  // below one page
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f = good_open_rsp();
+    f.nsectors = (uint64_t(INT64_MAX) >> 9) + 1;  // bytes beyond loff_t
+    EXPECT_EQ(open_rsp_code(f), err::kInval);
+    f.nsectors = uint64_t(INT64_MAX) >> 9;
+    EXPECT_EQ(open_rsp_code(f), 0);
+    f.cache_policy = 0x80;
+    EXPECT_EQ(open_rsp_code(f), err::kProto);
+}

@@ -4,6 +4,7 @@
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
 #include <cxxrt/percpu.hpp>
+#include "rnbd/rnbd-clt-kapi.h"
 #include "rnbd/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -421,6 +422,20 @@ Result<void> Device::store_unmap_device(Input& in)
         log::err_ratelimited("%s: unmap_device takes 'normal' or 'force'", disk_name());
         return Error(err::kInval);
     }
+    // Once our file is removed below, nothing else keeps the module loaded
+    // while the CLOSE waits for the server (up to kMessageTimeoutMs): hold
+    // it ourselves, so `rmmod rnbd-client` meanwhile fails with EBUSY
+    // instead of freeing the code this write runs. Refused while unloading:
+    // module exit unmaps every device itself.
+    if (!rnbd_clt_module_get())
+        return Error(err::kNoDev);
+    auto result = unmap_from_sysfs(in, force);
+    rnbd_clt_module_put();
+    return result;
+}
+
+Result<void> Device::unmap_from_sysfs(Input& in, bool force)
+{
     {
         cxxrt::MutexGuard guard(lock_);
         if (!published_ || state() == DeviceState::kUnmapping)

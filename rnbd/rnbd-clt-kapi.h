@@ -13,6 +13,10 @@ extern "C" {
 int rnbd_clt_cxx_init(void) KAPI_NOEXCEPT;
 /* KAPI: module_exit, process context. */
 void rnbd_clt_cxx_exit(void) KAPI_NOEXCEPT;
+/* KAPI: try_module_get(THIS_MODULE): nonzero if the module is not going away. */
+int rnbd_clt_module_get(void) KAPI_NOEXCEPT;
+/* KAPI: module_put(THIS_MODULE). */
+void rnbd_clt_module_put(void) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

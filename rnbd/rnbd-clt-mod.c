@@ -13,6 +13,16 @@ static void __exit rnbd_clt_module_exit(void)
 	rnbd_clt_cxx_exit();
 }
 
+int rnbd_clt_module_get(void)
+{
+	return try_module_get(THIS_MODULE);
+}
+
+void rnbd_clt_module_put(void)
+{
+	module_put(THIS_MODULE);
+}
+
 module_init(rnbd_clt_module_init);
 module_exit(rnbd_clt_module_exit);
 

@@ -129,11 +129,16 @@ Session::~Session()
 void Session::release_last_reference()
 {
     client_.remove_session(*this);
+    // A reconnect may report a link event at any time until RTRS is
+    // closed, and its work uses rtrs_: stop queueing, wait for a running
+    // one (it may be sending SESS_INFO), and only then close the session.
+    closing_.store(true);
+    event_work_.cancel_sync();
     if (rtrs_) {
         rtrs_client_close(rtrs_);
         rtrs_ = nullptr;
     }
-    // No link event can arrive any more; wait for one that is running.
+    // One queued between the check and the flag above finds closing_ set.
     event_work_.cancel_sync();
     cxxrt::destroy(this);
 }
@@ -244,6 +249,8 @@ void Session::detach(Device& device)
 void Session::link_event(void* context, rtrs_link_event event)
 {
     Session* session = static_cast<Session*>(context);
+    if (session->closing_.load())
+        return;
     if (event == RTRS_LINK_DISCONNECTED) {
         session->connected_.store(false);
     } else {
@@ -255,6 +262,8 @@ void Session::link_event(void* context, rtrs_link_event event)
 
 void Session::handle_link_events()
 {
+    if (closing_.load())
+        return;
     cxxrt::MutexGuard guard(lock_);
     if (!connected_.load()) {
         log::warn("session %s: disconnected, devices closed", name_);

@@ -118,6 +118,7 @@ public:
     cxxrt::Result<void> show_io_mode(cxxrt::sysfs::Output& out);
     cxxrt::Result<void> show_nr_poll_queues(cxxrt::sysfs::Output& out);
     cxxrt::Result<void> store_unmap_device(cxxrt::sysfs::Input& in);
+    cxxrt::Result<void> unmap_from_sysfs(cxxrt::sysfs::Input& in, bool force);
     cxxrt::Result<void> store_remap_device(cxxrt::sysfs::Input& in);
     cxxrt::Result<void> store_resize(cxxrt::sysfs::Input& in);
 
@@ -211,6 +212,8 @@ private:
     cxxrt::IntrusiveList<Device, &Device::session_node> devices_ CXXRT_GUARDED_BY(lock_);
     Atomic<bool> connected_{true};
     Atomic<bool> reopen_needed_{false};
+    // Set by release_last_reference: link events no longer queue work.
+    Atomic<bool> closing_{false};
     cxxrt::Work event_work_{cxxrt::Callback::to<&Session::handle_link_events>(this)};
 };
 

@@ -247,4 +247,55 @@ Result<RequestSlot::Answer> RequestTable::on_response(u32 id, bool claims_invali
     return slots_[id].answer(claims_invalidated, index_usable_ && index_ids_);
 }
 
+// --- SessionNames ---------------------------------------------------------------------
+
+namespace {
+bool same_name(const char* a, const char* b)
+{
+    while (*a && *a == *b) {
+        ++a;
+        ++b;
+    }
+    return *a == *b;
+}
+}  // namespace
+
+SessionNames::~SessionNames()
+{
+    cxxrt::MutexGuard guard(lock_);
+    while (Entry* entry = entries_.pop_front())
+        entry->name = nullptr;
+}
+
+Result<void> SessionNames::claim(Entry& entry, const char* name)
+{
+    if (!name || entry.node.is_linked())
+        return Error(err::kInval);
+    cxxrt::MutexGuard guard(lock_);
+    for (Entry& other : entries_)
+        if (same_name(other.name, name))
+            return Error(err::kExist);
+    entry.name = name;
+    entries_.push_back(entry);
+    return {};
+}
+
+void SessionNames::release(Entry& entry)
+{
+    cxxrt::MutexGuard guard(lock_);
+    if (entry.node.is_linked())
+        entries_.remove(entry);
+}
+
+u32 SessionNames::count()
+{
+    cxxrt::MutexGuard guard(lock_);
+    u32 n = 0;
+    for (Entry& entry : entries_) {
+        (void)entry;
+        ++n;
+    }
+    return n;
+}
+
 }  // namespace rtrs::clt

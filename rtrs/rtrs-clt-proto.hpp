@@ -15,9 +15,11 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/list.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
+#include <cxxrt/sync.hpp>
 #include <cxxrt/types.hpp>
 #include "rtrs/rtrs-codec.hpp"
 #include "rtrs/rtrs-remote-errno.hpp"
@@ -169,6 +171,32 @@ private:
     u32* index_ids_ = nullptr;
     u32 mask_ = 0;
     bool index_usable_ = true;
+};
+
+// The names of this module's live sessions (they name sysfs directories
+// and the server's sessions, so two must never share one). claim() checks
+// and records under one lock, so two concurrent opens of one name cannot
+// both pass; release() (the session's destructor, on every error path too)
+// unlinks, so a failed open never leaves its name behind.
+class SessionNames : cxxrt::Pinned {
+public:
+    struct Entry {
+        cxxrt::ListNode node;
+        const char* name = nullptr;
+    };
+
+    SessionNames() = default;
+    ~SessionNames();
+    // kExist if a live session has `name`; else `entry` records it (the
+    // string must outlive the claim).
+    [[nodiscard]] cxxrt::Result<void> claim(Entry& entry, const char* name);
+    // Idempotent.
+    void release(Entry& entry);
+    u32 count();
+
+private:
+    cxxrt::Mutex lock_;
+    cxxrt::IntrusiveList<Entry, &Entry::node> entries_ CXXRT_GUARDED_BY(lock_);
 };
 
 }  // namespace rtrs::clt

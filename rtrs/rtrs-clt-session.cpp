@@ -38,6 +38,13 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     auto made = CXXRT_TRY(cxxrt::make_unique<Session>(Gfp::kernel()));
     Session& session = *made;
     cxxrt::copy_bytes(session.name_, name.data(), name.length());
+    // Before anything is connected or created: a second open of a live
+    // session's name fails here, not half-way on the server or in sysfs.
+    auto claimed = session_names().claim(session.name_entry_, session.name_);
+    if (!claimed) {
+        cxxrt::log::err_ratelimited("session %s: the name is in use by another session", session.name_);
+        return claimed.error();
+    }
     session.callbacks_ = callbacks;
     kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
     session.reconnect_delay_seconds_ = params.reconnect_delay_seconds;
@@ -146,6 +153,7 @@ void Session::close()
 
 Session::~Session()
 {
+    session_names().release(name_entry_);
     if (paths_) {
         for (u32 i = 0; i < kMaxPaths; ++i)
             cxxrt::destroy(paths_[i]);

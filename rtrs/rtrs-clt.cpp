@@ -12,6 +12,7 @@ namespace {
 // Created at module init, destroyed at exit; sessions keep the module
 // pinned, so it outlives every path that queues work on it.
 constinit cxxrt::Workqueue* g_workqueue = nullptr;
+constinit SessionNames* g_session_names = nullptr;
 
 Session* session_of(rtrs_client_session* session) { return reinterpret_cast<Session*>(session); }
 Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>(permit); }
@@ -20,6 +21,7 @@ Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>
 constinit Faults g_faults = {};
 
 cxxrt::Workqueue& workqueue() { return *g_workqueue; }
+SessionNames& session_names() { return *g_session_names; }
 u64 now_ns() { return kapi_ktime_ns(); }
 
 }  // namespace rtrs::clt
@@ -40,6 +42,12 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         return holder.to_errno();
     }
     g_workqueue = holder.value().release();
+    g_session_names = cxxrt::allocate<SessionNames>(cxxrt::Gfp::kernel());
+    if (!g_session_names) {
+        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+        (void)cxxrt_module_exit();
+        return -cxxrt::err::kNoMem;
+    }
     // /sys/kernel/debug/rtrs_client/fault_*: see struct Faults.
     void* debugfs = cxxrt_module_debugfs_dir();
     kapi_debugfs_create_u64("fault_drop_heartbeats", debugfs,
@@ -53,6 +61,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();
+        cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
         cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
         (void)cxxrt_module_exit();
         return tree.to_errno();
@@ -65,6 +74,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
 extern "C" void rtrs_clt_cxx_exit(void) noexcept
 {
     sysfs_exit();
+    cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
     cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
     (void)cxxrt_module_exit();
     cxxrt::log::info("unloaded");

@@ -101,6 +101,8 @@ inline bool fault_applies(const u64& mask, u32 path_index)
 
 // The module's workqueue (rtrs-clt.cpp): error, reconnect and heartbeat work.
 cxxrt::Workqueue& workqueue();
+// The names of the module's sessions (rtrs-clt.cpp).
+SessionNames& session_names();
 // "now" for heartbeats and latency.
 u64 now_ns();
 
@@ -480,6 +482,7 @@ private:
     struct LivePaths;
 
     char name_[wire::kNameMax + 1] = {};
+    SessionNames::Entry name_entry_;  // claimed before any path connects
     rtrs_client_callbacks callbacks_{};
     wire::Uuid uuid_{};
     u32 reconnect_delay_seconds_ = 0;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "rtrs/rtrs-clt-proto.hpp"
@@ -332,4 +334,44 @@ TEST(RequestTableIndex, SharedMrDisablesTrust)
     auto a = table.on_response(1, true);
     ASSERT_TRUE(a);
     EXPECT_TRUE(a.value().invalidate_locally);
+}
+
+TEST(SessionNames, OneLiveSessionPerName)
+{
+    SessionNames names;
+    SessionNames::Entry a, b, c;
+    ASSERT_TRUE(names.claim(a, "s1"));
+    EXPECT_EQ(code_of(names.claim(b, "s1")), err::kExist);
+    ASSERT_TRUE(names.claim(c, "s2"));
+    names.release(a);
+    names.release(a);  // idempotent (destructor after a failed open)
+    ASSERT_TRUE(names.claim(b, "s1"));
+    EXPECT_EQ(names.count(), 2u);
+    names.release(b);
+    names.release(c);
+    EXPECT_EQ(names.count(), 0u);
+}
+
+TEST(SessionNames, ConcurrentClaimsOfOneNameAdmitOne)
+{
+    // The check and the record are one step: of many threads opening the
+    // same name at once exactly one wins, every round.
+    for (int round = 0; round < 50; ++round) {
+        SessionNames names;
+        constexpr int kThreads = 8;
+        SessionNames::Entry entries[kThreads];
+        std::atomic<int> winners{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t)
+            threads.emplace_back([&, t] {
+                if (names.claim(entries[t], "same"))
+                    winners.fetch_add(1);
+            });
+        for (auto& thread : threads)
+            thread.join();
+        EXPECT_EQ(winners.load(), 1);
+        for (auto& entry : entries)
+            names.release(entry);
+        EXPECT_EQ(names.count(), 0u);
+    }
 }

@@ -734,6 +734,17 @@ void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan p
     role.always_invalidate = new_rkey();
     role.carries_io = cid != 0 || connection_count_ == 1;
     const ReceiveDecision decision = classify_receive(event, payload, role);
+    const bool about_io = decision.kind == ReceiveKind::kInvalidation || decision.kind == ReceiveKind::kResponse;
+    if (about_io && !connected()) {
+        // The request table is built (connect) and torn down (teardown,
+        // after the drain) only while the path is not connected: nothing
+        // the server says about IO before then refers to a request.
+        cxxrt::log::err_ratelimited("%s: IO message on connection %u before the path is connected", name_,
+                                    u32(cid));
+        info_lost_.store(true);
+        info_received_.complete();
+        return;
+    }
     switch (decision.kind) {
     case ReceiveKind::kInvalidation:
         if (!table_.on_invalidation(decision.invalidated_rkey)) {

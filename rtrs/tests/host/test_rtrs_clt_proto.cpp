@@ -375,3 +375,19 @@ TEST(SessionNames, ConcurrentClaimsOfOneNameAdmitOne)
         EXPECT_EQ(names.count(), 0u);
     }
 }
+
+TEST_F(Table, InterleavedAnswersOfOneConnection)
+{
+    // A server that posts each answer's SEND_WITH_INV and immediate
+    // separately may interleave two READs: INV(a) INV(b) RSP(b) RSP(a).
+    ASSERT_TRUE(table.slot(0).start(true, rkey(0, 0x40)));
+    ASSERT_TRUE(table.slot(7).start(true, rkey(7, 0x41)));
+    EXPECT_TRUE(table.on_invalidation(rkey(0, 0x40)));
+    EXPECT_TRUE(table.on_invalidation(rkey(7, 0x41)));
+    auto b = table.on_response(7, true);
+    auto a = table.on_response(0, true);
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(b);
+    EXPECT_FALSE(a.value().invalidate_locally);
+    EXPECT_FALSE(b.value().invalidate_locally);
+}

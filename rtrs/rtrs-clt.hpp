@@ -79,7 +79,8 @@ inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
 // Fault injection for tests: debugfs /sys/kernel/debug/rtrs_client/fault_*
 // (u64 each, all 0 = inert). A "paths" value is a mask of path indices
 // (bit n = the session's path n, as created: the paths given at open in
-// order, then add_path taking the lowest free index); ~0 (write -1) means
+// order, then add_path taking the lowest free index); ~0 (write
+// 18446744073709551615) means
 // every path, including indices above 63.
 struct Faults {
     u64 drop_heartbeats;      // paths that send no heartbeats

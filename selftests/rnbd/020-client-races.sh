@@ -36,7 +36,7 @@ wait_dev() { for _ in $(seq 50); do [ -b "/dev/$1" ] && return 0; sleep 0.1; don
 # --- rmmod while unmap_device waits ----------------------------------------------------
 slow_unmap_vs_rmmod() {
     map slow && wait_dev rnbd0 || return 1
-    echo -1 > $dbg/fault_delay_paths && echo 3000 > $dbg/fault_delay_ms || return 1
+    echo 1 > $dbg/fault_delay_paths && echo 3000 > $dbg/fault_delay_ms || return 1
     local start=$SECONDS
     (echo normal > /sys/block/rnbd0/rnbd_client/unmap_device; echo $? > /tmp/rnbd-020-unmap.rc) &
     local writer=$!
@@ -55,6 +55,9 @@ slow_unmap_vs_rmmod() {
 }
 check "rmmod rnbd-client while unmap_device waits for a slow server: refused (in use), unmap completes, then rmmod works" \
     slow_unmap_vs_rmmod
+echo 0 > $dbg/fault_delay_ms
+[ -e /sys/block/rnbd0/rnbd_client/unmap_device ] && echo force > /sys/block/rnbd0/rnbd_client/unmap_device
+grep -q "^rnbd_client " /proc/modules || insmod rnbd/rnbd-client.ko
 
 # --- session release vs a reconnect event ------------------------------------------------
 release_vs_reconnect() {

@@ -784,11 +784,15 @@ void Path::complete_request(const ReceiveDecision& response)
     if (!answer) {
         const bool idle = answer.error().code() == cxxrt::err::kAlready;
         cxxrt::log::err_ratelimited("%s: %s for request %u", name_,
-                                    idle ? "answer for a request not in flight" : "unproven invalidation claimed",
+                                    idle ? "answer for a request not in flight"
+                                         : "invalidation claimed for a request without registration",
                                     id);
-        fail(idle ? "answer for a request not in flight" : "unproven invalidation");
+        fail(idle ? "answer for a request not in flight" : "invalidation claimed without registration");
         return;
     }
+    if (response.claims_invalidated && answer.value().invalidate_locally)
+        cxxrt::log::warn_ratelimited("%s: request %u: the server claims an invalidation it did not perform, "
+                                     "invalidating locally", name_, id);
     // always_invalidate: the server registered the chunk anew for the next IO.
     if (response.has_new_rkey && chunks_)
         __atomic_store_n(&chunks_[id].rkey, response.new_rkey, __ATOMIC_RELAXED);

@@ -128,7 +128,10 @@ Result<RequestSlot::Answer> RequestSlot::answer(bool claims_invalidated, bool pr
     if (state() != State::kInFlight)
         return Error(err::kAlready);
     const bool proven = proofs_tracked && proven_.load(cxxrt::MemoryOrder::kAcquire);
-    if (claims_invalidated && (!registered_ || (proofs_tracked && !proven)))
+    // A claim for a request without registration is nonsense; an unproven
+    // claim is not trusted (the MR is invalidated here below) but the
+    // answer itself stands, as for a server that did not claim at all.
+    if (claims_invalidated && !registered_)
         return Error(err::kProto);
     State expected = State::kInFlight;
     if (!state_.compare_exchange(expected, State::kAnswered, cxxrt::MemoryOrder::kAcqRel))

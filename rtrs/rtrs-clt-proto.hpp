@@ -116,10 +116,11 @@ public:
     };
     // The server's answer: in flight -> answered. kAlready if the request
     // is not in flight (early, duplicate or unknown answer); kProto if the
-    // answer claims an invalidation of a request without registration or
-    // one the server did not prove (then the slot stays in flight).
-    // Without `proofs_tracked` (no usable rkey index) a claim is never
-    // trusted nor refused: the registration is invalidated locally.
+    // answer claims an invalidation of a request without registration
+    // (then the slot stays in flight). A claim the server did not prove
+    // with a SEND_WITH_INV of exactly this rkey is not trusted: the answer
+    // stands and invalidate_locally is set. Without `proofs_tracked` (no
+    // usable rkey index) no claim is trusted.
     [[nodiscard]] cxxrt::Result<Answer> answer(bool claims_invalidated, bool proofs_tracked = true);
     // The answer was handed to the user: answered -> idle.
     void finish();

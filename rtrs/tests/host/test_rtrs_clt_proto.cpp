@@ -292,18 +292,26 @@ TEST_F(Table, ReadIsInvalidatedLocallyUnlessProven)
 
 TEST_F(Table, FakeInvalidationIsRefused)
 {
-    // The case: "invalidated" immediate, no SEND_WITH_INV.
+    // The case: "invalidated" immediate, no SEND_WITH_INV: the
+    // answer stands, the claim is not trusted.
     ASSERT_TRUE(table.slot(4).start(true, rkey(4, 0x20)));
-    EXPECT_EQ(table.on_response(4, true).error().code(), err::kProto);
-    EXPECT_EQ(table.slot(4).state(), RequestSlot::State::kInFlight);  // teardown fails it over
+    auto fake = table.on_response(4, true);
+    ASSERT_TRUE(fake);
+    EXPECT_TRUE(fake.value().invalidate_locally);
+    table.slot(4).finish();
     // SEND_WITH_INV of the wrong key (old key of the same MR, other MR, unknown MR).
-    EXPECT_EQ(code_of(table.on_invalidation(rkey(4, 0x1f))), err::kProto);
-    EXPECT_EQ(code_of(table.on_invalidation(rkey(5, 0x20))), err::kProto);
-    EXPECT_EQ(code_of(table.on_invalidation(0xdead0000u)), err::kProto);
-    EXPECT_EQ(table.on_response(4, true).error().code(), err::kProto);
-    // A second proof for one registration.
-    EXPECT_TRUE(table.on_invalidation(rkey(4, 0x20)));
+    ASSERT_TRUE(table.slot(4).start(true, rkey(4, 0x21)));
     EXPECT_EQ(code_of(table.on_invalidation(rkey(4, 0x20))), err::kProto);
+    EXPECT_EQ(code_of(table.on_invalidation(rkey(5, 0x21))), err::kProto);
+    EXPECT_EQ(code_of(table.on_invalidation(0xdead0000u)), err::kProto);
+    auto wrong_key = table.on_response(4, true);
+    ASSERT_TRUE(wrong_key);
+    EXPECT_TRUE(wrong_key.value().invalidate_locally);
+    table.slot(4).finish();
+    // A second proof for one registration.
+    ASSERT_TRUE(table.slot(4).start(true, rkey(4, 0x22)));
+    EXPECT_TRUE(table.on_invalidation(rkey(4, 0x22)));
+    EXPECT_EQ(code_of(table.on_invalidation(rkey(4, 0x22))), err::kProto);
     EXPECT_EQ(table.slot(4).take(), RequestSlot::State::kInFlight);
     // A claim for a request without registration (a WRITE).
     ASSERT_TRUE(table.slot(5).start(false, 0));
@@ -320,7 +328,9 @@ TEST_F(Table, ProofDoesNotOutliveItsRequest)
     ASSERT_TRUE(table.on_response(6, false));  // proven but not claimed: local anyway
     table.slot(6).finish();
     ASSERT_TRUE(table.slot(6).start(true, rkey(6, 0x30)));  // key wrapped around
-    EXPECT_EQ(table.on_response(6, true).error().code(), err::kProto);
+    auto stale = table.on_response(6, true);
+    ASSERT_TRUE(stale);
+    EXPECT_TRUE(stale.value().invalidate_locally);
 }
 
 TEST(RequestTableIndex, SharedMrDisablesTrust)

@@ -23,6 +23,71 @@ bool has_dotdot_component(StringView s)
     return false;
 }
 
+bool is_power_of_two(u64 value) { return value != 0 && (value & (value - 1)) == 0; }
+
+// The client's OPEN_RSP check (validate_open_rsp) against a model of the
+// limits issue 7 requires before anything reaches the block layer: logical
+// block size a power of two in 512..PAGE_SIZE, physical a power of two >=
+// logical, segments and sectors non-zero (at least a page and a block per
+// request), a size whose byte count fits loff_t, discard granularity a
+// non-zero multiple of the block size when discard is offered, known
+// cache-policy bits. Accepted answers keep every one of them.
+void check_open_rsp_limits(const OpenRspFields& f, u32 page_size)
+{
+    auto valid = validate_open_rsp(f, page_size);
+    const u64 lbs = f.logical_block_size, pbs = f.physical_block_size;
+    bool expected = is_power_of_two(lbs) && lbs >= 512 && lbs <= page_size && is_power_of_two(pbs) && pbs >= lbs &&
+                    f.max_segments != 0 && u64(f.max_hw_sectors) * 512 >= page_size &&
+                    u64(f.max_hw_sectors) * 512 >= lbs && f.nsectors <= (u64(1) << 54) - 1;
+    if (f.max_discard_sectors != 0)
+        expected = expected && f.discard_granularity != 0 && f.discard_granularity % lbs == 0 &&
+                   f.discard_alignment < f.discard_granularity;
+    expected = expected && (f.cache_policy & ~wire::kCachePolicyKnown) == 0;
+    FUZZ_CHECK(valid.is_ok() == expected);
+    if (valid.is_error()) {
+        FUZZ_CHECK(valid.to_errno() == -cxxrt::err::kInval || valid.to_errno() == -cxxrt::err::kProto);
+        return;
+    }
+    FUZZ_CHECK(lbs <= page_size && lbs >= 512);
+}
+
+// An OPEN_RSP built from shaped fields (block sizes powers of two around
+// the page size, small and huge counts), so the limits are reached far
+// more often than from raw bytes; then decoded and checked as the client
+// does.
+void fuzz_open_rsp_fields(fuzz::Input& input)
+{
+    auto shaped = [&input](u32 limit) -> u32 {
+        const u8 shape = input.take_u8();
+        switch (shape % 4) {
+        case 0: return 0;
+        case 1: return 1u << (shape >> 2) % 32;
+        case 2: return input.take_u8();
+        default: return u32(input.take_u32() % (u64(limit) + 1));
+        }
+    };
+    OpenRspFields f;
+    f.device_id = input.take_u32();
+    f.nsectors = input.take_bool() ? input.take_u64() : input.take_u32();
+    f.max_hw_sectors = shaped(0xffffffffu);
+    f.max_discard_sectors = shaped(0xffffffffu);
+    f.discard_granularity = shaped(0xffffffffu);
+    f.discard_alignment = shaped(0xffffffffu);
+    f.physical_block_size = u16(shaped(0xffff));
+    f.logical_block_size = u16(shaped(0xffff));
+    f.max_segments = u16(shaped(0xffff));
+    f.secure_discard = u16(input.take_u8() & 1);
+    f.cache_policy = input.take_u8() & 7;
+    const u32 page_size = input.take_bool() ? 65536 : 4096;
+    unsigned char message[64] = {};
+    auto built = build_open_rsp(ByteSpan(message, sizeof(message)), f);
+    if (built.is_error())
+        return;
+    auto decoded = decode_open_rsp(ConstByteSpan(message, built.value()));
+    if (decoded.is_ok())
+        check_open_rsp_limits(decoded.value(), page_size);
+}
+
 void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
 {
     auto type = decode_type(in);
@@ -53,6 +118,7 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
     }
     if (auto r = decode_open_rsp(in)) {
         const OpenRspFields f = r.value();
+        check_open_rsp_limits(f, (selector & 4) ? 65536 : 4096);
         FUZZ_CHECK(f.logical_block_size >= 512 && f.physical_block_size >= f.logical_block_size);
         FUZZ_CHECK((f.cache_policy & ~wire::kCachePolicyKnown) == 0);
         FUZZ_CHECK(build_open_rsp(ByteSpan(g_out, 56), f).is_ok());
@@ -95,6 +161,11 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
 
 FUZZ_TARGET(data, size)
 {
+    if (size > 0 && data[0] == 0xff) {
+        fuzz::Input input(data + 1, size - 1);
+        fuzz_open_rsp_fields(input);
+        return 0;
+    }
     if (size < 5)
         return 0;
     const u8 selector = data[0];

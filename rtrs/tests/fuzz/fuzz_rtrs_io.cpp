@@ -4,6 +4,7 @@
 // 4 bytes immediate, then the chunk contents (zero-padded to chunk size).
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
 #include "rtrs/rtrs-codec.hpp"
+#include "rtrs/rtrs-remote-errno.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;
@@ -15,6 +16,20 @@ constinit unsigned char g_chunk[kMaxFuzzChunk];
 constinit unsigned char g_out[8 + 16 * 4];
 
 u32 load32(const unsigned char* p) { return u32(p[0]) | (u32(p[1]) << 8) | (u32(p[2]) << 16) | (u32(p[3]) << 24); }
+
+// What reaches userspace from a peer's errno: 0, -EIO, or a member of the
+// documented set, never a positive value or a kernel-internal errno
+// (ERESTARTSYS and the rest of 512..529 included), and a member passes
+// unchanged.
+void check_remote_errno(int value)
+{
+    const int mapped = rtrs::remote_errno(value);
+    FUZZ_CHECK(mapped <= 0 && mapped > -512);
+    FUZZ_CHECK(mapped == 0 || mapped == -cxxrt::err::kIo || rtrs::remote_errno_allowed(-mapped));
+    FUZZ_CHECK((value == 0) == (mapped == 0));
+    if (value < 0 && value > -4096 && rtrs::remote_errno_allowed(-value))
+        FUZZ_CHECK(mapped == value);
+}
 
 void fuzz_imm(u32 imm, u32 queue_depth, u32 chunk_size)
 {
@@ -38,7 +53,10 @@ void fuzz_imm(u32 imm, u32 queue_depth, u32 chunk_size)
         FUZZ_CHECK(rsp.value().err <= 0 && rsp.value().err >= -511);
         auto again = encode_io_response_imm(rsp.value().msg_id, rsp.value().err, rsp.value().invalidated);
         FUZZ_CHECK(again.is_ok() && again.value() == imm);
+        check_remote_errno(rsp.value().err);
     }
+    // Any 32-bit value a peer could put in a reject or an answer.
+    check_remote_errno(int(imm));
 }
 
 void fuzz_rkey(ConstByteSpan in, u32 queue_depth)

@@ -99,11 +99,10 @@ fio_verify() {
 refuse_ms=${EXPORT_REFUSE_MS:-1000}
 write_ms=${EXPORT_WRITE_MS:-1000}
 refused() {
-    local want=$1 path=$2 start ms server_ms best_ms="" best_server="" lines log_before new_log attempt marker
+    local want=$1 path=$2 start ms server_ms best_ms="" best_server="" lines new_log attempt marker
     local before_srv before_clt
     before_srv=$(ls "$srv" | sort) before_clt=$(rnbd_devices)
     for attempt in 1 2; do
-        log_before=$(dmesg | wc -l)
         marker="export-policy-test: map $path attempt $attempt"
         # builtins only between the marker, the clock and the write (a fork
         # under load takes longer than the refusal)
@@ -113,7 +112,9 @@ refused() {
             echo "map of $path succeeded"; return 1
         fi
         ms=$(( (${EPOCHREALTIME/./} - start) / 1000 ))
-        new_log=$(dmesg | tail -n +$((log_before + 1)))
+        # Everything from the marker on (a line count would not work once the
+        # ring buffer is full and drops its oldest lines).
+        new_log=$(dmesg | awk -v m="$marker" 'index($0, m) { found = 1 } found')
         server_ms=$(awk -v m="$marker" -v s="session $sess: " -F'[][]' '
             index($0, m) { t = $2 } index($0, "rnbd_server: " s) && t != "" { printf "%d", ($2 - t) * 1000; exit }' \
             <<<"$new_log")

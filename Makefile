@@ -4,6 +4,7 @@
 #   make setup      install what a fresh Debian 12 machine needs (idempotent)
 #   make demo       the main job in a VM, from nothing
 #   make check      every test: host unit tests, fuzzers, build gates, VM selftests
+#   make debug-lane the sanitizer lane alone (debug kernel, part of check)
 #   make bench      benchmarks against upstream RNBD (not part of check)
 #   make vm         an interactive shell in the test VM
 #   make clean
@@ -17,15 +18,18 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 # once here instead of letting kbuild print a notice per module.
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) CONFIG_DEBUG_INFO_BTF_MODULES= $(if $(V),V=$(V))
 
+# Sanitizers of a debug kernel; check-ko then requires instrumented C++.
+KERNEL_SANITIZERS = $(shell grep -oE '^CONFIG_(KASAN|UBSAN)=y' $(KDIR)/.config 2>/dev/null | sed 's/^CONFIG_//; s/=y$$//')
+
 MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: modules setup demo check bench vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+.PHONY: debug-lane modules setup demo check bench vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
-	tools/check-ko.sh $(MODULES) -- $$(for o in $(CXX_OBJECTS); do [ -f $$o ] && echo $$o; done)
+	tools/check-ko.sh --sanitizers "$(strip $(KERNEL_SANITIZERS))" $(MODULES) -- $$(for o in $(CXX_OBJECTS); do [ -f $$o ] && echo $$o; done)
 
 # The in-kernel cxxrt self-test module is built only for tests.
 selftest-modules: kdir-check
@@ -52,6 +56,9 @@ vm-tests: selftest-modules
 
 check:
 	tools/check.sh
+
+debug-lane:
+	tools/debug-lane.sh
 
 demo:
 	tools/demo.sh

@@ -5,9 +5,13 @@
 #   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
 #   4. fuzzers (bounded time)       8. VM negative tests: the runner must fail
 #                                      on a WARN and on a leaked object
+#   9. debug lane: the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
+#      built once and cached outside the clone), our modules built against
+#      it, the selftests of selftests/debug-lane.list and a kmemleak scan
 # Each stage adds to the totals; the summary gives each stage's duration and
 # the total wall time; the last line is "N passed, N failed".
-# Environment: FUZZ_SECONDS (default 10 per target), SKIP_FUZZ=1, VM_TIMEOUT.
+# Environment: FUZZ_SECONDS (default 10 per target), SKIP_FUZZ=1, VM_TIMEOUT,
+# SKIP_DEBUG_LANE=1 (say so: the run then does not check what CI checks).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -120,6 +124,23 @@ else
     echo "not ok - a leaked object was not caught"; neg_f=$((neg_f + 1))
 fi
 record "VM negative tests" $neg_p $neg_f
+
+if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
+    stage "debug lane: debug kernel (cached outside the clone, keyed by its config)"
+    if dk=$(tools/debug-kernel/build.sh 2> >(tee "$out/debug-kernel.out" >&2)); then
+        record_time "debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))"
+        stage "debug lane: modules and selftests on $(cat "$dk/release")"
+        tools/debug-lane.sh > "$out/debug-lane.out" 2>&1; rc=$?
+        grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:|^debug-lane:|^check-ko:' "$out/debug-lane.out" | tail -120
+        if [ -f "$out/debug-vm.log" ]; then read -r p f < <(tap_count "$out/debug-vm.log"); else p=0 f=0; fi
+        [ $rc = 0 ] || f=$((f + 1))  # build failed, or a sanitizer/lockdep/kmemleak report, crash, timeout
+        record "debug lane selftests" "$p" "$f"
+    else
+        tail -20 "$out/debug-kernel.out"; record "debug kernel build" 0 1
+    fi
+else
+    echo; echo "==== debug lane SKIPPED (SKIP_DEBUG_LANE=1)"
+fi
 
 echo
 echo "==== summary"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The sanitizer lane of `make check`: our modules and selftests on a debug
+# kernel (KASAN, UBSAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_OBJECTS, kmemleak,
+# failslab) built from Debian's linux-source-6.1 by tools/debug-kernel/.
+#   1. build the kernel (cached outside the clone, keyed by its inputs);
+#   2. copy the tree to build/debug/tree and build the modules there against
+#      it (the stock build in the clone stays untouched), with the gates, and
+#      require that the C++ objects are instrumented like the C ones;
+#   3. boot it and run the selftests named in selftests/debug-lane.list (the
+#      whole suite is ~40 times slower on this kernel under TCG), then a
+#      kmemleak scan (selftests/run.sh does it when kmemleak is present).
+# The run fails on any report (tools/vm/check-log.sh judges the log).
+# Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
+# Environment: DEBUG_VM_TIMEOUT (default 2400 s), RNBD_CACHE (see build.sh).
+# Output: TAP in build/check/debug-*.log; exit 0 only if everything passed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/check
+mkdir -p "$out"
+say() { echo "debug-lane: $*"; }
+
+dir=$("$top/tools/debug-kernel/build.sh") || { say "kernel build failed"; exit 1; }
+release=$(cat "$dir/release")
+say "kernel $release in $dir"
+
+tree=$top/build/debug/tree
+rm -rf "$tree"; mkdir -p "$tree"
+(cd "$top" && git ls-files -co --exclude-standard | grep -vE '^(\.cache|build)/' | cpio -pdm --quiet "$tree")
+ln -s "$top/.cache" "$tree/.cache"
+if ! make -C "$tree" KDIR="$dir/build" modules selftest-modules > "$out/debug-build.log" 2>&1; then
+    grep -E 'error|check-ko' "$out/debug-build.log" | head -20
+    say "module build against the debug kernel failed (log: $out/debug-build.log)"; exit 1
+fi
+grep -E '^check-ko:' "$out/debug-build.log"
+
+if [ $# -gt 0 ]; then patterns=("$@")
+else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.list")
+fi
+say "selftests: ${patterns[*]}"
+"$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
+    --mem 3072 --boot-timeout 300 --cwd "$tree" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
+    --log "$out/debug-vm.log" -- selftests/run.sh "${patterns[@]}"

@@ -127,7 +127,8 @@ record "VM negative tests" $neg_p $neg_f
 
 if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     stage "debug lane: debug kernel (cached outside the clone, keyed by its config)"
-    if dk=$(tools/debug-kernel/build.sh 2> >(tee "$out/debug-kernel.out" >&2)); then
+    if dk=$(tools/debug-kernel/build.sh 2> "$out/debug-kernel.out"); then
+        cat "$out/debug-kernel.out"
         record_time "debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))"
         stage "debug lane: modules and selftests on $(cat "$dk/release")"
         tools/debug-lane.sh > "$out/debug-lane.out" 2>&1; rc=$?

@@ -11,12 +11,26 @@
 # Each stage adds to the totals; the summary gives each stage's duration and
 # the total wall time; the last line is "N passed, N failed".
 # Environment: FUZZ_SECONDS (default 10 per target), SKIP_FUZZ=1, VM_TIMEOUT,
-# SKIP_DEBUG_LANE=1 (say so: the run then does not check what CI checks).
+# SKIP_DEBUG_LANE=1 (say so: the run then does not check what CI checks),
+# AWK_VARIANT=mawk|gawk|busybox: every script, host and guest, runs with
+# that `awk` (the verdict must not depend on it).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=build/check
 mkdir -p "$out"
+if [ -n "${AWK_VARIANT:-}" ]; then
+    shim=$top/build/awk-$AWK_VARIANT
+    mkdir -p "$shim"
+    case $AWK_VARIANT in
+        mawk|gawk) printf '#!/bin/sh\nexec /usr/bin/%s "$@"\n' "$AWK_VARIANT" > "$shim/awk" ;;
+        busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' > "$shim/awk" ;;
+        *) echo "AWK_VARIANT must be mawk, gawk or busybox" >&2; exit 2 ;;
+    esac
+    chmod +x "$shim/awk"
+    export PATH=$shim:$PATH VM_AWK=$AWK_VARIANT
+    echo "awk for this run: $AWK_VARIANT (host and guest)"
+fi
 passed=0 failed=0
 declare -a summary=()
 

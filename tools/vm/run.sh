@@ -30,6 +30,7 @@
 #                      (default 90), kill QEMU and boot again, up to
 #   --boot-retries N   times (default 2); hung boots' logs are kept as LOG.boot-hang.N
 #   --tcg-thread multi|single   TCG threading (default multi)
+#   --awk mawk|gawk|busybox     the guest's `awk` (default $VM_AWK, else the host's)
 # Exit codes: 0 pass; 1 guest command exited non-zero; 2 usage/setup error;
 #   3 check-log.sh found kernel problems or TAP "not ok"; 4 no VM-EXIT-STATUS
 #   marker (guest crashed/panicked); 5 timeout. With --expect-fail: 0 if the
@@ -43,6 +44,7 @@ log=$top/build/vm/console.log
 timeout=600 smp=2 mem=2048 kernel='' kdir=$top/.cache/kernel abi='' results=$top/build/vm/results
 cwd=$top name=vm append='' interactive=0 expect_fail=0 check=1 prefix='' monitor=
 nic_server='' nic_client='' mac=52:54:00:12:34:56 boot_timeout=90 boot_retries=2 tcg_thread=multi
+vm_awk=${VM_AWK:-}
 while [ $# -gt 0 ]; do
     case "$1" in
         --log) log=${2:?--log needs a file}; shift 2 ;;
@@ -67,6 +69,7 @@ while [ $# -gt 0 ]; do
         --boot-timeout) boot_timeout=${2:?}; shift 2 ;;
         --boot-retries) boot_retries=${2:?}; shift 2 ;;
         --tcg-thread) tcg_thread=${2:?}; shift 2 ;;
+        --awk) vm_awk=${2:?}; shift 2 ;;
         -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
         --) shift; break ;;
         *) die "unknown option '$1' (the command goes after --)" ;;
@@ -109,6 +112,11 @@ chmod 644 "$rundir/cmd.sh"
 # stuck there forever (soft lockup in alg_test), so skip them (useless here).
 cmdline="console=ttyS0,115200 loglevel=7 panic=-1 mitigations=off cryptomgr.notests=1 rdinit=/init"
 cmdline+=" vm.abi=$abi vm.kdir=$kdir vm.cmd=$rundir/cmd.sh vm.cwd=$cwd vm.name=$name vm.results=1"
+case "$vm_awk" in
+    '') ;;
+    mawk|gawk|busybox) cmdline+=" vm.awk=$vm_awk" ;;
+    *) die "--awk takes mawk, gawk or busybox" ;;
+esac
 cmdline+=" vm.interactive=$interactive $append"
 if [ "$interactive" = 1 ] && size=$(stty size 2>/dev/null) && [ -n "$size" ]; then
     cmdline+=" vm.ttysize=${size/ /x}"   # rows x cols of the host terminal

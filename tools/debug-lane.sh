@@ -6,6 +6,7 @@
 #   2. copy the tree to build/debug/tree and build the modules there against
 #      it (the stock build in the clone stays untouched), with the gates, and
 #      require that the C++ objects are instrumented like the C ones;
+#      and the build gates (tools/gate-tests) must still bite on it;
 #   3. boot it and run the selftests named in selftests/debug-lane.list (the
 #      whole suite is ~40 times slower on this kernel under TCG), then a
 #      kmemleak scan (selftests/run.sh does it when kmemleak is present).
@@ -32,6 +33,10 @@ if ! make -C "$tree" KDIR="$dir/build" modules selftest-modules > "$out/debug-bu
     say "module build against the debug kernel failed (log: $out/debug-build.log)"; exit 1
 fi
 grep -E '^check-ko:' "$out/debug-build.log"
+# The gates must still refuse a static constructor, now among KASAN's own.
+"$top/tools/gate-tests/run.sh" "$dir/build" > "$out/debug-gates.log" 2>&1
+gates=$?
+grep -E '^(ok|not ok)' "$out/debug-gates.log" | sed 's/^/gates on the debug kernel: /'
 
 if [ $# -gt 0 ]; then patterns=("$@")
 else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.list")
@@ -40,3 +45,5 @@ say "selftests: ${patterns[*]}"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
     --mem 3072 --boot-timeout 300 --cwd "$tree" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
     --log "$out/debug-vm.log" -- selftests/run.sh "${patterns[@]}"
+vm=$?
+[ $vm = 0 ] && [ $gates = 0 ]

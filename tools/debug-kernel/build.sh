@@ -28,6 +28,10 @@ recipe=1
 key=$({ cat "$here/debug.config"; echo "recipe $recipe $srcver"; gcc --version | head -1; } \
       | sha256sum | cut -c1-16)
 dir=$cache/debug-kernel/$key
+mkdir -p "$cache/debug-kernel"
+# One build per key at a time (make check starts it in the background).
+exec 9> "$cache/debug-kernel/$key.lock"
+flock 9
 if [ -f "$dir/done" ]; then
     say "cached: $dir (key $key)"
     echo "$dir"; exit 0

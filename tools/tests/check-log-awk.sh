@@ -52,6 +52,9 @@ dirty=(
     '[    4.000000] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'
     '[    4.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:1:12]'
     '[    4.000000] Oops: 0000 [#1] PREEMPT SMP NOPTI'
+    '[    4.000000] ODEBUG: free active (active state 0) object: 000000001234abcd object type: work_struct hint: 0x0'
+    '[    4.000000] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:580'
+    'unreferenced object 0xffff888003c1e000 (size 64):'
     'not ok 5 - fio --verify'
     '[    4.000000]   not ok 6 - unmap after error'
 )

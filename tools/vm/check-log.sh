@@ -27,7 +27,7 @@ tap=1
 [ -r "$1" ] || { echo "check-log.sh: cannot read $1" >&2; exit 2; }
 read -r -a awk <<< "${AWK:-awk}"  # "busybox awk" is two words
 
-kernel_re='Oops|BUG:|WARNING:|-+\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|INFO: task .* blocked for more than|hung_task|Kernel panic|general protection fault|kmemleak: [0-9]+ new suspected|unreferenced object 0x|refcount_t:|cxxrt: leak|rcu: INFO: .*stall|detected stall|hard LOCKUP|soft lockup'
+kernel_re='Oops|BUG:|ODEBUG:|WARNING:|-+\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|INFO: task .* blocked for more than|hung_task|Kernel panic|general protection fault|kmemleak: [0-9]+ new suspected|unreferenced object 0x|refcount_t:|cxxrt: leak|rcu: INFO: .*stall|detected stall|hard LOCKUP|soft lockup'
 tap_re='^(\[[ 0-9.]+\] *)?[[:space:]]*not ok([[:space:]]|$)'
 directive_re='#[[:space:]]*(SKIP|TODO)'
 allow=$here/check-log.allow

@@ -84,14 +84,16 @@ for obj in "${objects[@]}"; do
     fi
 done
 
+# (grep -c, not -q: -q stops reading, nm gets SIGPIPE, and pipefail turns
+# a match into a failure.)
 ubsan_refs=0
 for obj in "${objects[@]}"; do
     case " $sanitizers " in *" KASAN "*)
         if $OBJDUMP -h "$obj" | awk '{print $2}' | grep -qE '^\.text'; then
-            $NM -u "$obj" | grep -q ' __asan_' || fail "$obj: no __asan_ references on a KASAN kernel (C++ not instrumented)"
+            $NM -u "$obj" | grep -c ' __asan_' > /dev/null || fail "$obj: no __asan_ references on a KASAN kernel (C++ not instrumented)"
         fi ;;
     esac
-    $NM -u "$obj" | grep -q ' __ubsan_' && ubsan_refs=$((ubsan_refs + 1))
+    $NM -u "$obj" | grep -c ' __ubsan_' > /dev/null && ubsan_refs=$((ubsan_refs + 1))
 done
 case " $sanitizers " in *" UBSAN "*)
     [ ${#objects[@]} = 0 ] || [ $ubsan_refs -gt 0 ] || fail "no C++ object references __ubsan_ on a UBSAN kernel (C++ not instrumented)" ;;

@@ -6,6 +6,9 @@
 #   make check      every test: host unit tests, fuzzers, build gates, VM selftests
 #   make debug-lane the sanitizer lane alone (debug kernel, part of check)
 #   make bench      benchmarks against upstream RNBD (not part of check)
+#   make churn      1000 module load/unload and 1000 map/IO/unmap cycles in a VM, and
+#                   the allocation-failure sweep at every allocation (CHURN_CYCLES=N;
+#                   `make check` runs 50 cycles each and every 4th allocation)
 #   make vm         an interactive shell in the test VM
 #   make clean
 
@@ -25,7 +28,7 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: debug-lane modules setup demo check bench vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+.PHONY: debug-lane modules setup demo check bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -65,6 +68,15 @@ demo:
 
 bench:
 	tools/bench.sh
+
+# The long lane: churn with memory and slab figures every quarter, asserted
+# flat, and the allocation-failure sweep at every allocation (rnbd/030 with
+# SWEEP_STRIDE=1). About 3 s per module cycle, 4.5 s per map cycle and
+# 10 s per sweep step under TCG on a busy 2-core machine: about 2.5 hours.
+CHURN_CYCLES ?= 1000
+churn: modules
+	tools/vm/run.sh --timeout $$(( $(CHURN_CYCLES) * 20 + 5400 )) --log build/vm/churn.log -- \
+		env CHURN_CYCLES=$(CHURN_CYCLES) SWEEP_STRIDE=1 selftests/run.sh churn/ rnbd/030
 
 vm:
 	tools/vm/run.sh --interactive

@@ -888,8 +888,9 @@ void Path::fail_over_requests()
             continue;
         }
         // In flight: never answered (an answered one finished in the drain
-        // or above).
-        if (table_.slot(i).take() == RequestSlot::State::kIdle)
+        // or above). No table (its allocation failed while the path was
+        // set up): the path never carried IO.
+        if (i >= table_.size() || table_.slot(i).take() == RequestSlot::State::kIdle)
             continue;
         if (request.sg_mapped_)
             request.sg_->unmap();

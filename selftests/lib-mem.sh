@@ -4,8 +4,8 @@
 #
 #   mem_settle            drop clean caches and let RCU-deferred frees run,
 #                         so two snapshots compare what is really held
-#   mem_snapshot VAR      VAR_avail VAR_free VAR_slab VAR_sunreclaim (kB, from
-#                         /proc/meminfo) and VAR_objs (active objects over
+#   mem_snapshot VAR      VAR_avail VAR_free VAR_slab VAR_sunreclaim VAR_vmalloc
+#                         VAR_percpu (kB, from /proc/meminfo) and VAR_objs (active objects over
 #                         every cache in /proc/slabinfo) as shell variables
 #   mem_print LABEL VAR   one "# LABEL: ..." line of those figures
 #   live_allocs MODULE... live C++ objects over all types of these modules
@@ -23,8 +23,9 @@ mem_settle() {
 mem_snapshot() {
     local v=$1 line
     line=$(awk '/^MemAvailable:/ { a = $2 } /^MemFree:/ { f = $2 } /^Slab:/ { s = $2 }
-                /^SUnreclaim:/ { u = $2 } END { print a, f, s, u }' /proc/meminfo)
-    read -r "${v}_avail" "${v}_free" "${v}_slab" "${v}_sunreclaim" <<<"$line"
+                /^SUnreclaim:/ { u = $2 } /^VmallocUsed:/ { v = $2 } /^Percpu:/ { p = $2 }
+                END { print a, f, s, u, v, p }' /proc/meminfo)
+    read -r "${v}_avail" "${v}_free" "${v}_slab" "${v}_sunreclaim" "${v}_vmalloc" "${v}_percpu" <<<"$line"
     if [ -r /proc/slabinfo ]; then
         printf -v "${v}_objs" '%s' "$(awk 'NR > 2 { n += $2 } END { print n + 0 }' /proc/slabinfo)"
     else
@@ -33,10 +34,10 @@ mem_snapshot() {
 }
 
 mem_print() {
-    local label=$1 v=$2 a f s u o
-    a=${v}_avail f=${v}_free s=${v}_slab u=${v}_sunreclaim o=${v}_objs
-    diag "$(printf '%-14s MemAvailable %8s kB  MemFree %8s kB  Slab %7s kB  SUnreclaim %7s kB  slab objects %8s' \
-        "$label:" "${!a}" "${!f}" "${!s}" "${!u}" "${!o}")"
+    local label=$1 v=$2 a f s u o vm pc
+    a=${v}_avail f=${v}_free s=${v}_slab u=${v}_sunreclaim o=${v}_objs vm=${v}_vmalloc pc=${v}_percpu
+    diag "$(printf '%-10s MemAvailable %7s kB MemFree %7s kB Slab %6s kB SUnreclaim %6s kB slab objects %6s VmallocUsed %6s kB Percpu %5s kB' \
+        "$label:" "${!a}" "${!f}" "${!s}" "${!u}" "${!o}" "${!vm}" "${!pc}")"
 }
 
 live_allocs() { # shell builtins only: cheap enough to call at every step of a sweep

@@ -7,21 +7,22 @@
 # Asserted: every load and unload works; right after a load the modules
 # hold the same number of live C++ objects every time (debugfs allocations);
 # no "cxxrt: leak" at exit; unreclaimable slab grows by at most
-# CHURN_SLAB_TOL_KB (default 1024) and MemAvailable falls by at most
-# CHURN_MEM_TOL_KB (default 32768: page cache and per-CPU lists move it by
-# +-15 MB between quarter marks even after drop_caches) from the first
+# CHURN_SLAB_TOL_KB (default 1024), VmallocUsed (module memory) by at most
+# CHURN_VMALLOC_TOL_KB (default 1024), and MemAvailable falls by at most
+# CHURN_MEM_TOL_KB (default 65536: free pages parked on per-CPU lists move
+# it by +-25 MB between quarter marks even after drop_caches) from the first
 # quarter mark (caches warmed up) to the end. Our own objects are checked
 # exactly (live counts); the slab bound catches kernel objects our calls
 # leave behind: one 256-byte object per cycle is 190 kB over 750 cycles of
-# `make churn`; MemAvailable catches page or vmalloc leaks (a module's
-# memory) from about 45 kB per cycle.
+# `make churn`; the vmalloc bound a module's memory not given back.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
 cycles=${CHURN_CYCLES:-50}
 slab_tol=${CHURN_SLAB_TOL_KB:-1024}
-mem_tol=${CHURN_MEM_TOL_KB:-32768}
+mem_tol=${CHURN_MEM_TOL_KB:-65536}
+vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}
 quarter=$(( (cycles + 3) / 4 ))
 mods=(rtrs/rtrs-client rtrs/rtrs-server rnbd/rnbd-client rnbd/rnbd-server)
 names=(rtrs_client rtrs_server rnbd_client rnbd_server)
@@ -32,7 +33,7 @@ cleanup() {
     return 0
 }
 trap cleanup EXIT
-tap_plan 6
+tap_plan 7
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
 cleanup
 check "rdma_cm loaded" modprobe rdma_cm
@@ -54,7 +55,7 @@ for ((c = 1; c <= cycles; c++)); do
     unload_all || { unload_fail=$((unload_fail + 1)); diag "cycle $c: an unload failed"; cleanup; }
     if [ $((c % quarter)) = 0 ] || [ $c = "$cycles" ]; then
         mem_settle; mem_snapshot "m$c"; mem_print "cycle $c" "m$c"
-        [ $c = $quarter ] && eval "mq_sunreclaim=\$m${c}_sunreclaim mq_avail=\$m${c}_avail"
+        [ $c = $quarter ] && eval "mq_sunreclaim=\$m${c}_sunreclaim mq_avail=\$m${c}_avail mq_vmalloc=\$m${c}_vmalloc"
     fi
 done
 elapsed=$((SECONDS - start))
@@ -62,9 +63,10 @@ diag "$cycles load/unload cycles in $elapsed s ($((elapsed * 1000 / (cycles > 0 
 check "every load and unload of the four modules worked ($cycles cycles)" [ $load_fail = 0 -a $unload_fail = 0 ]
 check "the same number of live C++ objects after every load" [ $live_diff = 0 ]
 if dmesg | tail -n +"$dmesg_mark" | grep -q "cxxrt: leak"; then not_ok "no cxxrt leak at module exit"; else ok "no cxxrt leak at module exit"; fi
-eval "end_u=\$m${cycles}_sunreclaim end_a=\$m${cycles}_avail"
-diag "from cycle $quarter to $cycles: SUnreclaim $((end_u - mq_sunreclaim)) kB (tolerance $slab_tol), MemAvailable $((end_a - mq_avail)) kB (tolerance -$mem_tol)"
+eval "end_u=\$m${cycles}_sunreclaim end_a=\$m${cycles}_avail end_v=\$m${cycles}_vmalloc"
+diag "from cycle $quarter to $cycles: SUnreclaim $((end_u - mq_sunreclaim)) kB (tolerance $slab_tol), VmallocUsed $((end_v - mq_vmalloc)) kB (tolerance $vm_tol), MemAvailable $((end_a - mq_avail)) kB (tolerance -$mem_tol)"
 check "unreclaimable slab flat within $slab_tol kB from cycle $quarter to $cycles" [ $((end_u - mq_sunreclaim)) -le "$slab_tol" ]
+check "VmallocUsed flat within $vm_tol kB from cycle $quarter to $cycles" [ $((end_v - mq_vmalloc)) -le "$vm_tol" ]
 check "MemAvailable flat within $mem_tol kB from cycle $quarter to $cycles" [ $((mq_avail - end_a)) -le "$mem_tol" ]
 trap - EXIT
 tap_done; exit $?

@@ -10,8 +10,10 @@
 # quarter mark our four modules hold exactly the live C++ objects they held
 # before the first map, the server holds no session, path or chunk, and the
 # sysfs trees of both sides are what they were; unreclaimable slab grows by
-# at most CHURN_SLAB_TOL_KB (default 1024) and MemAvailable falls by at most
-# CHURN_MEM_TOL_KB (default 32768) from the first quarter mark to the end.
+# at most CHURN_SLAB_TOL_KB (default 1024), VmallocUsed by at most
+# CHURN_VMALLOC_TOL_KB (default 1024) and MemAvailable falls by at most
+# CHURN_MEM_TOL_KB (default 65536, see churn/001) from the first quarter
+# mark to the end.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rxe.sh"
 . "$(dirname "$0")/../lib-mem.sh"
@@ -19,7 +21,8 @@ require_root
 cd "$(dirname "$0")/../.."
 cycles=${CHURN_CYCLES:-50}
 slab_tol=${CHURN_SLAB_TOL_KB:-1024}
-mem_tol=${CHURN_MEM_TOL_KB:-32768}
+mem_tol=${CHURN_MEM_TOL_KB:-65536}
+vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}
 quarter=$(( (cycles + 3) / 4 ))
 names=(rtrs_client rtrs_server rnbd_client rnbd_server)
 srv=/sys/kernel/debug/rtrs_server
@@ -34,7 +37,7 @@ cleanup() {
     return 0
 }
 trap cleanup EXIT
-tap_plan 9
+tap_plan 10
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
 setup() {
     grep -q "^brd " /proc/modules && rmmod brd
@@ -102,7 +105,7 @@ for ((c = 1; c <= cycles; c++)); do
         [ "$(sysfs_tree)" = "$tree_base" ] || { tree_diff=$((tree_diff + 1)); diag "cycle $c: sysfs differs:"; diff <(echo "$tree_base") <(sysfs_tree) | head -10 | sed 's/^/#   /'; }
         mem_settle; mem_snapshot "m$c"; mem_print "cycle $c" "m$c"
         diag "$(printf '%-14s live C++ objects %s' "" "$(live_allocs "${names[@]}")")"
-        [ $c = $quarter ] && eval "mq_sunreclaim=\$m${c}_sunreclaim mq_avail=\$m${c}_avail"
+        [ $c = $quarter ] && eval "mq_sunreclaim=\$m${c}_sunreclaim mq_avail=\$m${c}_avail mq_vmalloc=\$m${c}_vmalloc"
     fi
 done
 elapsed=$((SECONDS - start))
@@ -112,9 +115,10 @@ check "no IO error or checksum mismatch ($io_bad)" [ $io_bad = 0 ]
 check "the server holds no session, path or chunk at every quarter mark" [ $srv_busy = 0 ]
 check "our modules hold their pre-map live C++ objects at every quarter mark" [ $live_diff = 0 ]
 check "the client and server sysfs trees are as before the first map at every quarter mark" [ $tree_diff = 0 ]
-eval "end_u=\$m${cycles}_sunreclaim end_a=\$m${cycles}_avail"
-diag "from cycle $quarter to $cycles: SUnreclaim $((end_u - mq_sunreclaim)) kB (tolerance $slab_tol), MemAvailable $((end_a - mq_avail)) kB (tolerance -$mem_tol)"
+eval "end_u=\$m${cycles}_sunreclaim end_a=\$m${cycles}_avail end_v=\$m${cycles}_vmalloc"
+diag "from cycle $quarter to $cycles: SUnreclaim $((end_u - mq_sunreclaim)) kB (tolerance $slab_tol), VmallocUsed $((end_v - mq_vmalloc)) kB (tolerance $vm_tol), MemAvailable $((end_a - mq_avail)) kB (tolerance -$mem_tol)"
 check "unreclaimable slab flat within $slab_tol kB from cycle $quarter to $cycles" [ $((end_u - mq_sunreclaim)) -le "$slab_tol" ]
+check "VmallocUsed flat within $vm_tol kB from cycle $quarter to $cycles" [ $((end_v - mq_vmalloc)) -le "$vm_tol" ]
 check "MemAvailable flat within $mem_tol kB from cycle $quarter to $cycles" [ $((mq_avail - end_a)) -le "$mem_tol" ]
 unload() { rmmod rnbd_client && rmmod rtrs_client && rmmod rnbd_server && rmmod rtrs_server; }
 unload_ok=0; unload && unload_ok=1

@@ -210,7 +210,8 @@ sweep() {
     [ $ended = 1 ] || { bad=$((bad + 1)); diag "$what: the sweep did not end within $lim allocations"; }
     summary=""
     for r in "${!reasons[@]}"; do summary+="${summary:+, }$r ${reasons[$r]}"; done
-    diag "$what: $steps allocations failed in turn (N = 1 to $((n - by)) step $by) in $((SECONDS - start)) s: $failed refused (${summary:-none}), $absorbed succeeded anyway, $bad bad"
+    local range="N = 1 to $((n - by)) step $by"; [ $steps -gt 0 ] || range="none reached"
+    diag "$what: $steps allocations failed in turn ($range) in $((SECONDS - start)) s: $failed refused (${summary:-none}), $absorbed succeeded anyway, $bad bad"
     total_steps=$((total_steps + steps)); total_failed=$((total_failed + failed))
     check "$what: each allocation failed in turn ($steps): clean errno or success, nothing left, next attempt works" [ $bad = 0 ]
 }

@@ -37,8 +37,8 @@ set -uo pipefail
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
-modules=(${SWEEP_MODULES:-rnbd_client rtrs_client rnbd_server rtrs_server})
-phases=(${SWEEP_PHASES:-map io unmap})
+modules=(${SWEEP_MODULES-rnbd_client rtrs_client rnbd_server rtrs_server})
+phases=(${SWEEP_PHASES-map io unmap})
 max=${SWEEP_MAX:-150}
 stride=${SWEEP_STRIDE:-4}
 all=(rnbd_client rtrs_client rnbd_server rtrs_server)

@@ -8,7 +8,7 @@
 #   make bench      benchmarks against upstream RNBD (not part of check)
 #   make churn      1000 module load/unload and 1000 map/IO/unmap cycles in a VM, and
 #                   the allocation-failure sweep at every allocation (CHURN_CYCLES=N;
-#                   `make check` runs 50 cycles each and every 4th allocation)
+#                   `make check` runs 50 cycles each and every 8th allocation)
 #   make vm         an interactive shell in the test VM
 #   make clean
 
@@ -55,7 +55,7 @@ gate-tests: kdir-check
 
 # ---- VM ----
 vm-tests: selftest-modules
-	tools/vm/run.sh --timeout 1200 --log build/vm/check.log -- selftests/run.sh
+	tools/vm/run.sh --timeout 2700 --log build/vm/check.log -- selftests/run.sh
 
 check:
 	tools/check.sh

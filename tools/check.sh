@@ -124,7 +124,7 @@ if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstre
 else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
 
 stage "VM selftests"
-tools/vm/run.sh --timeout "${VM_TIMEOUT:-1500}" --log "$out/vm-selftests.log" -- selftests/run.sh \
+tools/vm/run.sh --timeout "${VM_TIMEOUT:-2700}" --log "$out/vm-selftests.log" -- selftests/run.sh \
     > "$out/vm-selftests.out" 2>&1; rc=$?
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
 read -r p f < <(tap_count "$out/vm-selftests.log")

@@ -65,7 +65,7 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
         reply->unref();
     }
 
-    cxxrt::Completion completed;
+    cxxrt::Completion completed{cxxrt::lock_class<"rnbd::clt::Session::Reply::completed">};
     rtrs_client_session* rtrs = nullptr;
     rtrs_client_permit* permit = nullptr;
     u8* buffer = nullptr;

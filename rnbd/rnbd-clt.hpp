@@ -156,7 +156,7 @@ private:
     bool opened_on_server_ = false;
     bool attached_ = false;  // in the session's device list
     u32 max_hw_sectors_ = 0;
-    cxxrt::Mutex lock_;
+    cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
     u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
     bool published_ CXXRT_GUARDED_BY(lock_) = false;  // sysfs complete: unmap allowed
 
@@ -165,7 +165,7 @@ private:
     bool disk_added_ = false;
     cxxrt::sysfs::Kobject dir_;        // rnbd_client
     cxxrt::sysfs::Kobject alias_dir_;  // rnbd
-    cxxrt::Completion kobjects_gone_;
+    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Device::kobjects_gone_">};
     bool kernel_link_ = false;
     bool class_link_ = false;
 };
@@ -208,13 +208,14 @@ private:
     char name_[wire::kNameMax + 1] = {};
     rtrs_client_session* rtrs_ = nullptr;
     rtrs_client_attributes attributes_{};
-    cxxrt::Mutex lock_;
+    cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Session::lock_">};
     cxxrt::IntrusiveList<Device, &Device::session_node> devices_ CXXRT_GUARDED_BY(lock_);
     Atomic<bool> connected_{true};
     Atomic<bool> reopen_needed_{false};
     // Set by release_last_reference: link events no longer queue work.
     Atomic<bool> closing_{false};
-    cxxrt::Work event_work_{cxxrt::Callback::to<&Session::handle_link_events>(this)};
+    cxxrt::Work event_work_{cxxrt::lock_class<"rnbd::clt::Session::event_work_">,
+                            cxxrt::Callback::to<&Session::handle_link_events>(this)};
 };
 
 // The per-device files (rnbd-clt-dev.cpp).
@@ -254,15 +255,15 @@ private:
     bool mapped(cxxrt::StringView session, cxxrt::StringView path) CXXRT_REQUIRES(map_lock_);
     void kobject_released() { kobjects_gone_.complete(); }
 
-    cxxrt::Mutex map_lock_;
+    cxxrt::Mutex map_lock_{cxxrt::lock_class<"rnbd::clt::Client::map_lock_">};
     cxxrt::IntrusiveList<Device, &Device::registry_node> devices_ CXXRT_GUARDED_BY(map_lock_);
     u64 index_bits_[kMaxDevices / 64] = {};  // guarded by index_lock_
-    cxxrt::SpinLock index_lock_;
-    cxxrt::Mutex sessions_lock_;
+    cxxrt::SpinLock index_lock_{cxxrt::lock_class<"rnbd::clt::Client::index_lock_">};
+    cxxrt::Mutex sessions_lock_{cxxrt::lock_class<"rnbd::clt::Client::sessions_lock_">};
     cxxrt::IntrusiveList<Session, &Session::registry_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
     Atomic<bool> exiting_{false};
     Atomic<u32> live_devices_{0};
-    cxxrt::WaitQueue devices_gone_;
+    cxxrt::WaitQueue devices_gone_{cxxrt::lock_class<"rnbd::clt::Client::devices_gone_">};
     int major_ = 0;
 
     cxxrt::sysfs::Group control_group_;      // map_device, device flavour (ctl)
@@ -273,7 +274,7 @@ private:
     cxxrt::sysfs::Kobject class_devices_;    // .../ctl/devices
     cxxrt::sysfs::Kobject top_;              // /sys/kernel/rnbd_client
     cxxrt::sysfs::Kobject kernel_devices_;   // /sys/kernel/rnbd_client/devices
-    cxxrt::Completion kobjects_gone_;
+    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Client::kobjects_gone_">};
 };
 
 }  // namespace rnbd::clt

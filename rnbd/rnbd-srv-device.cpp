@@ -245,7 +245,7 @@ void SessDev::put()
 
 void SessDev::drain()
 {
-    Completion drained;
+    Completion drained{lock_class<"rnbd::srv::SessDev::drain::drained">};
     drained_ = &drained;
     put();
     drained.wait();

@@ -29,8 +29,9 @@ class ControlOp : Pinned {
 public:
     ControlOp(Session& session, rtrs_server_io* io, MsgType type, void* data, u32 data_length,
               ConstByteSpan header)
-        : work_(Callback::to<&ControlOp::run>(this)), session_(session), io_(io), type_(type), data_(data),
-          data_length_(data_length), header_length_(u32(min<size_t>(header.size(), sizeof(header_))))
+        : work_(lock_class<"rnbd::srv::ControlOp::work_">, Callback::to<&ControlOp::run>(this)),
+          session_(session), io_(io), type_(type), data_(data), data_length_(data_length),
+          header_length_(u32(min<size_t>(header.size(), sizeof(header_))))
     {
         copy_bytes(header_, header.data(), header_length_);
     }
@@ -85,7 +86,8 @@ private:
 class IoWork : Pinned {
 public:
     IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
-        : work_(Callback::to<&IoWork::run>(this)), dev_(dev), io_(io), data_(data), fields_(fields)
+        : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
+          data_(data), fields_(fields)
     {
     }
 

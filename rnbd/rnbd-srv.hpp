@@ -162,7 +162,7 @@ private:
     Atomic<u32> refs_{1};
     Completion* drained_ = nullptr;
     sysfs::Kobject kobj_;
-    Completion kobj_gone_;
+    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::SessDev::kobj_gone_">};
     bool module_ref_ = false;
     char mapping_path_[kNameSize] = {};
 
@@ -198,8 +198,8 @@ private:
     SessDev::DeviceList mappings_;  // under Server::devices_lock_
     sysfs::Kobject kobj_;
     sysfs::Kobject sessions_;
-    Completion kobj_gone_;
-    Completion sessions_gone_;
+    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::Device::kobj_gone_">};
+    Completion sessions_gone_{cxxrt::lock_class<"rnbd::srv::Device::sessions_gone_">};
     bool linked_ = false;
     char name_[kNameSize] = {};
 
@@ -242,8 +242,8 @@ private:
 
     rtrs_server_session* rtrs_;
     Atomic<u8> version_{wire::kVersionMajor};
-    Mutex mutex_;   // OPEN/CLOSE/force_close/teardown, one at a time
-    SpinLock lock_;  // the mapping list and states, for the IO path
+    Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
+    SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
     SessDev::SessionList devs_;
     char name_[kNameSize] = {};
 };
@@ -278,10 +278,10 @@ private:
     sysfs::Device ctl_;
     sysfs::Kobject devices_dir_;  // /sys/class/rnbd-server/ctl/devices
     sysfs::Kobject kernel_dir_;   // /sys/kernel/rnbd_server
-    Completion devices_gone_;
-    Completion kernel_gone_;
+    Completion devices_gone_{cxxrt::lock_class<"rnbd::srv::Server::devices_gone_">};
+    Completion kernel_gone_{cxxrt::lock_class<"rnbd::srv::Server::kernel_gone_">};
     bool kernel_link_ = false;
-    Mutex devices_lock_;
+    Mutex devices_lock_{cxxrt::lock_class<"rnbd::srv::Server::devices_lock_">};
     Device::List devices_ CXXRT_GUARDED_BY(devices_lock_);
 };
 

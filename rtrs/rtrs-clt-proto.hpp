@@ -196,7 +196,7 @@ public:
     u32 count();
 
 private:
-    cxxrt::Mutex lock_;
+    cxxrt::Mutex lock_{cxxrt::lock_class<"rtrs::clt::SessionNames::lock_">};
     cxxrt::IntrusiveList<Entry, &Entry::node> entries_ CXXRT_GUARDED_BY(lock_);
 };
 

@@ -199,7 +199,8 @@ private:
     bool pending_invalidate_locally_ = false;
     u32 submit_cpu_ = 0;
     u64 submitted_ns_ = 0;
-    cxxrt::DelayedWork delayed_{cxxrt::Callback::to<&PathRequest::on_delay_over>(this)};
+    cxxrt::DelayedWork delayed_{cxxrt::lock_class<"rtrs::clt::PathRequest::delayed_">,
+                                cxxrt::Callback::to<&PathRequest::on_delay_over>(this)};
     ib::Completion invalidate_done_{ib::Completion::member<PathRequest, &PathRequest::on_invalidated>, this};
 };
 
@@ -257,17 +258,17 @@ private:
 
     Path& path_;
     const u16 cid_;
-    cxxrt::Mutex events_;
+    cxxrt::Mutex events_{cxxrt::lock_class<"rtrs::clt::ClientConnection::events_">};
     bool events_stopped_ CXXRT_GUARDED_BY(events_) = false;
     UniquePtr<ib::Connection> connection_;
-    cxxrt::Completion connect_done_;
+    cxxrt::Completion connect_done_{cxxrt::lock_class<"rtrs::clt::ClientConnection::connect_done_">};
     int connect_result_ = 0;
     Atomic<bool> established_{false};
     // The CM reported ESTABLISHED (even with a bad CON_RSP): teardown waits
     // for disconnected_, completed (complete_all) by the handler on the
     // connection's end, also after stop_events().
     Atomic<bool> cm_established_{false};
-    cxxrt::Completion disconnected_;
+    cxxrt::Completion disconnected_{cxxrt::lock_class<"rtrs::clt::ClientConnection::disconnected_">};
     codec::ConnRspFields response_;
     UniquePtr<ib::DmaBuffer> receive_buffer_;
     ObjectArray<ReceiveSlot> receive_slots_;
@@ -391,7 +392,7 @@ private:
     UniquePtr<PathSysfs> sysfs_;
     PathStateMachine state_{PathState::kConnecting};
     ReconnectBudget budget_;
-    cxxrt::Mutex control_;  // serialises connect, teardown and close
+    cxxrt::Mutex control_{cxxrt::lock_class<"rtrs::clt::Path::control_">};  // serialises connect, teardown and close
     wire::Uuid uuid_{};
     u16 reconnect_count_ = 0;
     bool connected_once_ = false;
@@ -408,24 +409,28 @@ private:
     RequestTable table_;  // answer state of requests_ (same ids)
     Heartbeat heartbeat_;
     Atomic<u32> submitters_{0};
-    cxxrt::WaitQueue submitters_idle_;
+    cxxrt::WaitQueue submitters_idle_{cxxrt::lock_class<"rtrs::clt::Path::submitters_idle_">};
     Atomic<u32> inflight_{0};
     cxxrt::PerCpu<ClientCpuStats> stats_;
     ReconnectCounters reconnects_;
     // INFO_REQ/INFO_RSP on cid 0.
     UniquePtr<ib::DmaBuffer> info_request_;
     UniquePtr<ib::DmaBuffer> info_response_;
-    cxxrt::Completion info_received_;
+    cxxrt::Completion info_received_{cxxrt::lock_class<"rtrs::clt::Path::info_received_">};
     int info_result_ = 0;
     Atomic<bool> info_lost_{false};  // a connection ended while connecting
     u32 info_length_ = 0;
     ReceiveEvent info_event_;
     ib::Completion info_receive_done_{ib::Completion::member<Path, &Path::on_info_response>, this};
     ib::Completion info_send_done_{ib::Completion::member<Path, &Path::on_info_sent>, this};
-    cxxrt::Work error_work_{cxxrt::Callback::to<&Path::handle_error>(this)};
-    cxxrt::DelayedWork reconnect_work_{cxxrt::Callback::to<&Path::reconnect>(this)};
-    cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
-    cxxrt::Work fault_work_{cxxrt::Callback::to<&Path::inject_qp_error>(this)};
+    cxxrt::Work error_work_{cxxrt::lock_class<"rtrs::clt::Path::error_work_">,
+                            cxxrt::Callback::to<&Path::handle_error>(this)};
+    cxxrt::DelayedWork reconnect_work_{cxxrt::lock_class<"rtrs::clt::Path::reconnect_work_">,
+                                       cxxrt::Callback::to<&Path::reconnect>(this)};
+    cxxrt::DelayedWork heartbeat_work_{cxxrt::lock_class<"rtrs::clt::Path::heartbeat_work_">,
+                                       cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::Work fault_work_{cxxrt::lock_class<"rtrs::clt::Path::fault_work_">,
+                            cxxrt::Callback::to<&Path::inject_qp_error>(this)};
 };
 
 class Session : cxxrt::Pinned {
@@ -494,15 +499,16 @@ private:
     // clears a slot and waits for an RCU grace period before freeing.
     Path** paths_ = nullptr;
     Atomic<u32> slots_{0};
-    cxxrt::Mutex paths_mutex_;  // add_path, remove_path, close
+    cxxrt::Mutex paths_mutex_{cxxrt::lock_class<"rtrs::clt::Session::paths_mutex_">};  // add_path, remove_path, close
     u16 port_ = 0;
-    cxxrt::Mutex setup_;  // parameters agreed between paths; link events
+    // Parameters agreed between paths; link events.
+    cxxrt::Mutex setup_{cxxrt::lock_class<"rtrs::clt::Session::setup_">};
     u32 queue_depth_ = 0;
     u32 max_io_size_ = 0;
     u32 max_segments_ = 0;
     PermitPool permits_;
     ObjectArray<Permit> permit_objects_;
-    cxxrt::WaitQueue permit_wait_;
+    cxxrt::WaitQueue permit_wait_{cxxrt::lock_class<"rtrs::clt::Session::permit_wait_">};
     Atomic<u8> policy_{u8(PathPolicy::kMinInflight)};
     cxxrt::PerCpu<u32> cursors_;
     Atomic<u32> connected_paths_{0};

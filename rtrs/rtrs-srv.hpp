@@ -241,7 +241,7 @@ private:
     u16 reconnect_count_;
     PathProtocol protocol_;
     bool initialized_ = false;
-    cxxrt::Mutex setup_mutex_;
+    cxxrt::Mutex setup_mutex_{cxxrt::lock_class<"rtrs::srv::Path::setup_mutex_">};
     cxxrt::Atomic<u32> setups_{0};
     ib::SockAddr server_address_;
     ib::SockAddr client_address_;
@@ -262,14 +262,18 @@ private:
     UniquePtr<ib::DmaBuffer> info_response_;
     UniquePtr<ib::DmaBuffer> rkey_responses_;  // queue_depth RKEY_RSP messages
     cxxrt::Atomic<u32> inflight_{0};           // IOs handed to the user, not yet answered
-    cxxrt::WaitQueue idle_;
+    cxxrt::WaitQueue idle_{cxxrt::lock_class<"rtrs::srv::Path::idle_">};
     Heartbeat heartbeat_;
     cxxrt::PerCpu<ServerCpuStats> cpu_stats_;
     PathSysfs sysfs_;
-    cxxrt::DelayedWork heartbeat_work_{cxxrt::Callback::to<&Path::send_heartbeat>(this)};
-    cxxrt::DelayedWork info_deadline_work_{cxxrt::Callback::to<&Path::info_deadline_passed>(this)};
-    cxxrt::Work close_work_{cxxrt::Callback::to<&Path::close_now>(this)};
-    cxxrt::Work setup_work_{cxxrt::Callback::to<&Path::run_setup_work>(this)};
+    cxxrt::DelayedWork heartbeat_work_{cxxrt::lock_class<"rtrs::srv::Path::heartbeat_work_">,
+                                       cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::DelayedWork info_deadline_work_{cxxrt::lock_class<"rtrs::srv::Path::info_deadline_work_">,
+                                           cxxrt::Callback::to<&Path::info_deadline_passed>(this)};
+    cxxrt::Work close_work_{cxxrt::lock_class<"rtrs::srv::Path::close_work_">,
+                            cxxrt::Callback::to<&Path::close_now>(this)};
+    cxxrt::Work setup_work_{cxxrt::lock_class<"rtrs::srv::Path::setup_work_">,
+                            cxxrt::Callback::to<&Path::run_setup_work>(this)};
 };
 
 class Session final : cxxrt::Pinned {
@@ -305,7 +309,7 @@ private:
     Context& context_;
     wire::Uuid uuid_;
     char name_[256] = {};
-    cxxrt::Mutex chunks_mutex_;
+    cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
     u8** chunks_ = nullptr;
     u32 chunk_count_ = 0;
 };
@@ -343,10 +347,10 @@ private:
     rtrs_server_callbacks callbacks_;
     u16 port_;
     UniquePtr<ib::CmId> listener_;
-    cxxrt::Mutex mutex_;
+    cxxrt::Mutex mutex_{cxxrt::lock_class<"rtrs::srv::Context::mutex_">};
     Sessions sessions_ CXXRT_GUARDED_BY(mutex_);
     u32 session_count_ CXXRT_GUARDED_BY(mutex_) = 0;
-    cxxrt::WaitQueue paths_gone_;
+    cxxrt::WaitQueue paths_gone_{cxxrt::lock_class<"rtrs::srv::Context::paths_gone_">};
     bool shutting_down_ = false;
 };
 

@@ -48,7 +48,7 @@ private:
     void released() { gone_.complete(); }
 
     cxxrt::sysfs::Kobject kobject_;
-    cxxrt::Completion gone_;
+    cxxrt::Completion gone_{cxxrt::lock_class<"rtrs::SysfsDirectory::gone_">};
 };
 
 }  // namespace rtrs

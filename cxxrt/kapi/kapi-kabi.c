@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/gfp.h>
 #include <linux/kobject.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -31,6 +32,7 @@ int main(void)
 	KABI_OBJECT(TIMER, struct timer_list);
 	KABI_OBJECT(WAIT_QUEUE_HEAD, wait_queue_head_t);
 	KABI_OBJECT(KOBJECT, struct kobject);
+	KABI_OBJECT(LOCK_CLASS_KEY, struct lock_class_key);  /* empty (size 0) without lockdep */
 	BLANK();
 	DEFINE(KABI_GFP_KERNEL, GFP_KERNEL);
 	DEFINE(KABI_GFP_ATOMIC, GFP_ATOMIC);

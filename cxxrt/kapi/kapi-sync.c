@@ -3,6 +3,7 @@
  * C boundary: locks, RCU, context queries. C++ owns the storage (sized by
  * cxxrt-kabi.h); these functions cast it back. One kernel call each.
  */
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
@@ -11,14 +12,24 @@
 #include <linux/ktime.h>
 #include <cxxrt/kapi.h>
 
-void kapi_spin_init(void *lock)
+/*
+ * KAPI: any context. spin_lock_init() has one static key per call site, so
+ * the lock is then moved to the C++ declaration's own class.
+ */
+void kapi_spin_init(void *lock, const char *name, void *key)
 {
 	spin_lock_init((spinlock_t *)lock);
+	lockdep_set_class_and_name((spinlock_t *)lock, (struct lock_class_key *)key, name);
 }
 
 void kapi_spin_lock(void *lock)
 {
 	spin_lock((spinlock_t *)lock);
+}
+
+void kapi_spin_lock_nested(void *lock, unsigned int subclass)
+{
+	spin_lock_nested((spinlock_t *)lock, subclass);
 }
 
 void kapi_spin_unlock(void *lock)
@@ -54,10 +65,10 @@ int kapi_spin_is_locked(void *lock)
 	return spin_is_locked((spinlock_t *)lock);
 }
 
-/* KAPI: process context. All mutexes share one lockdep class (one init site). */
-void kapi_mutex_init(void *mutex)
+/* KAPI: process context. The class (key, name) is the C++ declaration's own. */
+void kapi_mutex_init(void *mutex, const char *name, void *key)
 {
-	mutex_init((struct mutex *)mutex);
+	__mutex_init((struct mutex *)mutex, name, (struct lock_class_key *)key);
 }
 
 void kapi_mutex_destroy(void *mutex)
@@ -69,6 +80,12 @@ void kapi_mutex_destroy(void *mutex)
 void kapi_mutex_lock(void *mutex)
 {
 	mutex_lock((struct mutex *)mutex);
+}
+
+/* KAPI: process context, may sleep; an annotated nesting within one class. */
+void kapi_mutex_lock_nested(void *mutex, unsigned int subclass)
+{
+	mutex_lock_nested((struct mutex *)mutex, subclass);
 }
 
 int kapi_mutex_trylock(void *mutex)

@@ -7,6 +7,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <cxxrt/kapi-wait.h>
@@ -17,10 +18,16 @@ static unsigned long kapi_ms_to_jiffies(unsigned long ms)
 	return ms > UINT_MAX ? MAX_JIFFY_OFFSET : msecs_to_jiffies((unsigned int)ms);
 }
 
-/* KAPI: any context; nobody may be waiting. One lockdep class for all. */
-void kapi_completion_init(void *completion)
+/*
+ * KAPI: any context; nobody may be waiting. init_completion() gives every
+ * completion of one call site one class, so the internal lock is then moved
+ * to the C++ declaration's own class.
+ */
+void kapi_completion_init(void *completion, const char *name, void *key)
 {
 	init_completion((struct completion *)completion);
+	lockdep_set_class_and_name(&((struct completion *)completion)->wait.lock,
+				   (struct lock_class_key *)key, name);
 }
 
 void kapi_completion_reinit(void *completion)
@@ -65,10 +72,10 @@ int kapi_completion_done(void *completion)
 	return completion_done((struct completion *)completion);
 }
 
-/* KAPI: any context. One lockdep class for all C++ wait queues. */
-void kapi_waitqueue_init(void *head)
+/* KAPI: any context. The class (key, name) is the C++ declaration's own. */
+void kapi_waitqueue_init(void *head, const char *name, void *key)
 {
-	init_waitqueue_head((struct wait_queue_head *)head);
+	__init_waitqueue_head((struct wait_queue_head *)head, name, (struct lock_class_key *)key);
 }
 
 /* KAPI: any context. */

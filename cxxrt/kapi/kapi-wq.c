@@ -5,6 +5,7 @@
  * back to C++, which finds its object and callback from it.
  */
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/workqueue.h>
 #include <cxxrt/kapi-wq.h>
 
@@ -29,15 +30,29 @@ static struct workqueue_struct *kapi_wq_or_system(void *wq)
 	return wq ? (struct workqueue_struct *)wq : system_wq;
 }
 
-/* KAPI: any context; the storage is not queued (a fresh or idle object). */
-void kapi_work_init(void *work)
+/*
+ * The work item's lockdep map (it exists only with lockdep) gets the C++
+ * declaration's class: INIT_WORK() alone gives all items of one call site
+ * one class, and its name would be this file's expression.
+ */
+static void kapi_work_set_class(struct work_struct *work, const char *name, void *key)
 {
-	INIT_WORK((struct work_struct *)work, kapi_work_fn);
+#ifdef CONFIG_LOCKDEP
+	lockdep_init_map(&work->lockdep_map, name, (struct lock_class_key *)key, 0);
+#endif
 }
 
-void kapi_delayed_work_init(void *dwork)
+/* KAPI: any context; the storage is not queued (a fresh or idle object). */
+void kapi_work_init(void *work, const char *name, void *key)
+{
+	INIT_WORK((struct work_struct *)work, kapi_work_fn);
+	kapi_work_set_class((struct work_struct *)work, name, key);
+}
+
+void kapi_delayed_work_init(void *dwork, const char *name, void *key)
 {
 	INIT_DELAYED_WORK((struct delayed_work *)dwork, kapi_delayed_work_fn);
+	kapi_work_set_class(&((struct delayed_work *)dwork)->work, name, key);
 }
 
 /* KAPI: any context. Returns true if newly queued, false if already pending. */

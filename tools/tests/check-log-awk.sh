@@ -42,6 +42,7 @@ dirty=(
     '[    4.000000] BUG: KASAN: slab-out-of-bounds in rtrs_srv_rdma_done+0x1/0x2'
     '[    4.000000] UBSAN: shift-out-of-bounds in rtrs/rtrs-codec.cpp:12:3'
     '[    4.000000] WARNING: possible circular locking dependency detected'
+    '[    4.000000] WARNING: possible recursive locking detected'
     '[    4.000000] INFO: lockdep is turned off.'
     '[    4.000000] INFO: task kworker/0:1:12 blocked for more than 120 seconds.'
     '[    4.000000] Kernel panic - not syncing: Fatal exception'

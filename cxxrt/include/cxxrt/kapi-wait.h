@@ -13,8 +13,11 @@
 extern "C" {
 #endif
 
-/* Completions. init/reinit: nobody is waiting. complete*: any context. */
-void kapi_completion_init(void *completion) KAPI_NOEXCEPT;
+/*
+ * Completions. init/reinit: nobody is waiting. complete*: any context.
+ * init takes the lockdep class of the completion's internal lock (see kapi.h).
+ */
+void kapi_completion_init(void *completion, const char *name, void *key) KAPI_NOEXCEPT;
 void kapi_completion_reinit(void *completion) KAPI_NOEXCEPT;
 void kapi_complete(void *completion) KAPI_NOEXCEPT;
 void kapi_complete_all(void *completion) KAPI_NOEXCEPT;
@@ -27,8 +30,8 @@ int kapi_try_wait_for_completion(void *completion) KAPI_NOEXCEPT;
 /* Any context: true if a complete() is pending (a wait would not sleep). */
 int kapi_completion_done(void *completion) KAPI_NOEXCEPT;
 
-/* Wait queue heads. init: process context. wake_up*: any context. */
-void kapi_waitqueue_init(void *head) KAPI_NOEXCEPT;
+/* Wait queue heads. init (with its lockdep class): any context. wake_up*: any context. */
+void kapi_waitqueue_init(void *head, const char *name, void *key) KAPI_NOEXCEPT;
 void kapi_wake_up(void *head) KAPI_NOEXCEPT;
 void kapi_wake_up_all(void *head) KAPI_NOEXCEPT;
 

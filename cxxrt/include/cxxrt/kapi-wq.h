@@ -14,9 +14,12 @@
 extern "C" {
 #endif
 
-/* Init: process or atomic context; the storage must not be queued. */
-void kapi_work_init(void *work) KAPI_NOEXCEPT;
-void kapi_delayed_work_init(void *dwork) KAPI_NOEXCEPT;
+/*
+ * Init: process or atomic context; the storage must not be queued. name/key:
+ * the item's lockdep class (a static struct lock_class_key, see kapi.h).
+ */
+void kapi_work_init(void *work, const char *name, void *key) KAPI_NOEXCEPT;
+void kapi_delayed_work_init(void *dwork, const char *name, void *key) KAPI_NOEXCEPT;
 
 /* Queueing: any context. wq NULL means system_wq. True if newly queued. */
 int kapi_queue_work(void *wq, void *work) KAPI_NOEXCEPT;

@@ -35,9 +35,16 @@ void kapi_warn(const char *message) KAPI_NOEXCEPT;
 int kapi_scnprintf(char *buf, unsigned long size, const char *fmt, ...) KAPI_NOEXCEPT KAPI_PRINTF(3, 4);
 const char *kapi_module_name(void) KAPI_NOEXCEPT;
 
+/*
+ * Lock init takes the lockdep class: `key` is a static struct lock_class_key
+ * (storage: KABI_SIZEOF_LOCK_CLASS_KEY, in a cxxrt::LockClass) and `name` the
+ * class's name as lockdep prints it. Both must outlive the module.
+ */
+
 /* Spinlocks (storage: KABI_SIZEOF_SPINLOCK). Never sleep while held. */
-void kapi_spin_init(void *lock) KAPI_NOEXCEPT;
+void kapi_spin_init(void *lock, const char *name, void *key) KAPI_NOEXCEPT;
 void kapi_spin_lock(void *lock) KAPI_NOEXCEPT;
+void kapi_spin_lock_nested(void *lock, unsigned int subclass) KAPI_NOEXCEPT;
 void kapi_spin_unlock(void *lock) KAPI_NOEXCEPT;
 void kapi_spin_lock_bh(void *lock) KAPI_NOEXCEPT;
 void kapi_spin_unlock_bh(void *lock) KAPI_NOEXCEPT;
@@ -46,9 +53,10 @@ void kapi_spin_unlock_irqrestore(void *lock, unsigned long flags) KAPI_NOEXCEPT;
 int kapi_spin_is_locked(void *lock) KAPI_NOEXCEPT;
 
 /* Mutexes (storage: KABI_SIZEOF_MUTEX). Process context only; may sleep. */
-void kapi_mutex_init(void *mutex) KAPI_NOEXCEPT;
+void kapi_mutex_init(void *mutex, const char *name, void *key) KAPI_NOEXCEPT;
 void kapi_mutex_destroy(void *mutex) KAPI_NOEXCEPT;
 void kapi_mutex_lock(void *mutex) KAPI_NOEXCEPT;
+void kapi_mutex_lock_nested(void *mutex, unsigned int subclass) KAPI_NOEXCEPT;
 int kapi_mutex_trylock(void *mutex) KAPI_NOEXCEPT;
 void kapi_mutex_unlock(void *mutex) KAPI_NOEXCEPT;
 int kapi_mutex_is_locked(void *mutex) KAPI_NOEXCEPT;

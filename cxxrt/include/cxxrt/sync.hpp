@@ -3,10 +3,13 @@
 // so lockdep or debug configs that grow the structs just work); the types
 // are pinned because the kernel structs hold pointers to themselves.
 // Guards make every critical section a scope: no unlock by hand.
+// Every lock is constructed with its own lockdep class (lock_class.hpp):
+//     cxxrt::Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};
 #pragma once
 
 #include <cxxrt/annotations.hpp>
 #include <cxxrt/kapi.h>
+#include <cxxrt/lock_class.hpp>
 #include <cxxrt/utility.hpp>
 #include "cxxrt-kabi.h"
 
@@ -14,8 +17,10 @@ namespace cxxrt {
 
 class CXXRT_CAPABILITY("spinlock") SpinLock : Pinned {
 public:
-    SpinLock() { kapi_spin_init(storage_); }
+    explicit SpinLock(LockClass& cls) { kapi_spin_init(storage_, cls.name(), cls.key()); }
     void lock() CXXRT_ACQUIRE() { kapi_spin_lock(storage_); }
+    // An intended nesting inside another lock of the same class.
+    void lock_nested(LockSubclass sub) CXXRT_ACQUIRE() { kapi_spin_lock_nested(storage_, sub.value); }
     void unlock() CXXRT_RELEASE() { kapi_spin_unlock(storage_); }
     void lock_bh() CXXRT_ACQUIRE() { kapi_spin_lock_bh(storage_); }
     void unlock_bh() CXXRT_RELEASE() { kapi_spin_unlock_bh(storage_); }
@@ -30,9 +35,11 @@ private:
 
 class CXXRT_CAPABILITY("mutex") Mutex : Pinned {
 public:
-    Mutex() { kapi_mutex_init(storage_); }
+    explicit Mutex(LockClass& cls) { kapi_mutex_init(storage_, cls.name(), cls.key()); }
     ~Mutex() { kapi_mutex_destroy(storage_); }
     void lock() CXXRT_ACQUIRE() { kapi_mutex_lock(storage_); }
+    // An intended nesting inside another mutex of the same class.
+    void lock_nested(LockSubclass sub) CXXRT_ACQUIRE() { kapi_mutex_lock_nested(storage_, sub.value); }
     [[nodiscard]] bool try_lock() CXXRT_TRY_ACQUIRE(true) { return kapi_mutex_trylock(storage_) != 0; }
     void unlock() CXXRT_RELEASE() { kapi_mutex_unlock(storage_); }
     bool is_locked() { return kapi_mutex_is_locked(storage_) != 0; }
@@ -47,6 +54,8 @@ template <typename Lock>
 class CXXRT_SCOPED_CAPABILITY [[nodiscard]] Guard : Pinned {
 public:
     explicit Guard(Lock& lock) CXXRT_ACQUIRE(lock) : lock_(lock) { lock_.lock(); }
+    // Nested inside a held lock of the same class (say which, in a comment).
+    Guard(Lock& lock, LockSubclass sub) CXXRT_ACQUIRE(lock) : lock_(lock) { lock_.lock_nested(sub); }
     ~Guard() CXXRT_RELEASE() { lock_.unlock(); }
 
 private:
@@ -88,7 +97,7 @@ template <typename T, typename Lock = SpinLock>
 class Protected : Pinned {
 public:
     template <typename... Args>
-    explicit Protected(Args&&... args) : value_(forward<Args>(args)...) {}
+    explicit Protected(LockClass& cls, Args&&... args) : lock_(cls), value_(forward<Args>(args)...) {}
 
     template <typename Fn>
     decltype(auto) with(Fn&& fn)

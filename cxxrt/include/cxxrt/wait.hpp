@@ -9,9 +9,13 @@
 // state is set, so a wake_up() between the test and the sleep is not lost.
 // The waker changes the state the predicate reads, then calls wake_up().
 // Predicates must not sleep (the task state is already set when they run).
+//
+// Both take their lockdep class (lock_class.hpp) where they are declared:
+//     cxxrt::Completion gone_{cxxrt::lock_class<"rnbd::srv::Server::gone_">};
 #pragma once
 
 #include <cxxrt/kapi-wait.h>
+#include <cxxrt/lock_class.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/utility.hpp>
 #include "cxxrt-kabi.h"
@@ -20,7 +24,7 @@ namespace cxxrt {
 
 class Completion : Pinned {
 public:
-    Completion() { kapi_completion_init(storage_); }
+    explicit Completion(LockClass& cls) { kapi_completion_init(storage_, cls.name(), cls.key()); }
 
     // Any context.
     void complete() { kapi_complete(storage_); }
@@ -52,7 +56,7 @@ public:
     // The kernel's -ERESTARTSYS (not a user errno: the syscall is restarted).
     static constexpr int kRestartSys = 512;
 
-    WaitQueue() { kapi_waitqueue_init(storage_); }
+    explicit WaitQueue(LockClass& cls) { kapi_waitqueue_init(storage_, cls.name(), cls.key()); }
 
     // Any context.
     void wake_up() { kapi_wake_up(storage_); }

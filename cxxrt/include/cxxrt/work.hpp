@@ -7,10 +7,16 @@
 // Before freeing it (and before module exit) call cancel_sync() or flush()
 // from process context; the destructor only WARNs if the item is still
 // pending. A callback may free its own holder, and then must not touch it.
+//
+// Each item has its own lockdep class (lock_class.hpp; flush/cancel_sync
+// against locks its callback takes are checked per item):
+//     cxxrt::Work close_work_{cxxrt::lock_class<"rtrs::srv::Path::close_work_">,
+//                             cxxrt::Callback::to<&Path::close_now>(this)};
 #pragma once
 
 #include <cxxrt/callback.hpp>
 #include <cxxrt/kapi-wq.h>
+#include <cxxrt/lock_class.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/utility.hpp>
 #include "cxxrt-kabi.h"
@@ -22,7 +28,7 @@ class Workqueue;
 class Work : Pinned {
 public:
     // KAPI: any context.
-    explicit Work(Callback callback) : callback_(callback) { kapi_work_init(storage_); }
+    Work(LockClass& cls, Callback callback) : callback_(callback) { kapi_work_init(storage_, cls.name(), cls.key()); }
     ~Work()
     {
         if (kapi_work_pending(storage_))
@@ -52,7 +58,10 @@ private:
 
 class DelayedWork : Pinned {
 public:
-    explicit DelayedWork(Callback callback) : callback_(callback) { kapi_delayed_work_init(storage_); }
+    DelayedWork(LockClass& cls, Callback callback) : callback_(callback)
+    {
+        kapi_delayed_work_init(storage_, cls.name(), cls.key());
+    }
     ~DelayedWork()
     {
         if (kapi_delayed_work_pending(storage_))

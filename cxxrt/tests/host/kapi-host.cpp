@@ -59,8 +59,12 @@ int kapi_scnprintf(char* buf, unsigned long size, const char* fmt, ...) noexcept
 }
 const char* kapi_module_name(void) noexcept { return "host"; }
 
-void kapi_spin_init(void* lock) noexcept { pthread_mutex_init(static_cast<pthread_mutex_t*>(lock), nullptr); }
+void kapi_spin_init(void* lock, const char*, void*) noexcept
+{
+    pthread_mutex_init(static_cast<pthread_mutex_t*>(lock), nullptr);
+}
 void kapi_spin_lock(void* lock) noexcept { pthread_mutex_lock(static_cast<pthread_mutex_t*>(lock)); }
+void kapi_spin_lock_nested(void* lock, unsigned int) noexcept { kapi_spin_lock(lock); }
 void kapi_spin_unlock(void* lock) noexcept { pthread_mutex_unlock(static_cast<pthread_mutex_t*>(lock)); }
 void kapi_spin_lock_bh(void* lock) noexcept { kapi_spin_lock(lock); }
 void kapi_spin_unlock_bh(void* lock) noexcept { kapi_spin_unlock(lock); }
@@ -79,9 +83,10 @@ int kapi_spin_is_locked(void* lock) noexcept
     }
     return 1;
 }
-void kapi_mutex_init(void* m) noexcept { kapi_spin_init(m); }
+void kapi_mutex_init(void* m, const char* name, void* key) noexcept { kapi_spin_init(m, name, key); }
 void kapi_mutex_destroy(void* m) noexcept { pthread_mutex_destroy(static_cast<pthread_mutex_t*>(m)); }
 void kapi_mutex_lock(void* m) noexcept { kapi_spin_lock(m); }
+void kapi_mutex_lock_nested(void* m, unsigned int) noexcept { kapi_spin_lock(m); }
 int kapi_mutex_trylock(void* m) noexcept { return pthread_mutex_trylock(static_cast<pthread_mutex_t*>(m)) == 0; }
 void kapi_mutex_unlock(void* m) noexcept { kapi_spin_unlock(m); }
 int kapi_mutex_is_locked(void* m) noexcept { return kapi_spin_is_locked(m); }

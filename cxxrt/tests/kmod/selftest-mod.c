@@ -9,6 +9,7 @@
 #include <cxxrt/module-api.h>
 
 int cxxrt_selftest_run(bool leak_on_exit);
+void cxxrt_selftest_lock_inversion(void);
 /* The sysfs demo tree (selftest-sysfs.cpp), kept while the module is loaded. */
 int cxxrt_selftest_sysfs_init(void);
 void cxxrt_selftest_sysfs_exit(void);
@@ -18,10 +19,18 @@ static bool leak_on_exit;
 module_param(leak_on_exit, bool, 0444);
 MODULE_PARM_DESC(leak_on_exit, "Deliberately leak one object so module exit must report it (tests only)");
 
+/* For the negative test of lockdep classes: an AB-BA order of two mutexes. */
+static bool lock_inversion;
+module_param(lock_inversion, bool, 0444);
+MODULE_PARM_DESC(lock_inversion, "Take two C++ mutexes A->B then B->A so lockdep must report it (tests only)");
+
 static int __init cxxrt_selftest_init(void)
 {
-	int rc = cxxrt_selftest_run(leak_on_exit);
+	int rc;
 
+	if (lock_inversion)
+		cxxrt_selftest_lock_inversion();
+	rc = cxxrt_selftest_run(leak_on_exit);
 	if (rc)
 		return rc;
 	rc = cxxrt_selftest_sysfs_init();

@@ -98,7 +98,7 @@ private:
     void top_released() { top_gone_.complete(); }
     void devices_released() { devices_gone_.complete(); }
 
-    Mutex lock_;
+    Mutex lock_{lock_class<"cxxrt::selftest::Demo::lock_">};
     u64 value_ CXXRT_GUARDED_BY(lock_) = 0;
     u64 writes_ CXXRT_GUARDED_BY(lock_) = 0;
     u64 rejected_ CXXRT_GUARDED_BY(lock_) = 0;
@@ -111,9 +111,9 @@ private:
     sysfs::Kobject top_;      // /sys/kernel/cxxrt_selftest
     sysfs::Kobject devices_;  // .../devices
     bool linked_ = false;
-    Completion stats_gone_;
-    Completion top_gone_;
-    Completion devices_gone_;
+    Completion stats_gone_{lock_class<"cxxrt::selftest::Demo::stats_gone_">};
+    Completion top_gone_{lock_class<"cxxrt::selftest::Demo::top_gone_">};
+    Completion devices_gone_{lock_class<"cxxrt::selftest::Demo::devices_gone_">};
 };
 
 constexpr sysfs::Attribute<Demo> kDemoAttributes[] = {

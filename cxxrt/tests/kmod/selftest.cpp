@@ -68,9 +68,42 @@ bool test_allocation_failure_path()
     return true;
 }
 
+// Each C++ lock has its own lockdep class: two mutexes of different classes
+// nest with no report (with one class for all, lockdep would say "possible
+// recursive locking"), and two of one class nest when annotated (kNested).
+// On a kernel without lockdep this only checks that the locks work.
+bool test_lock_classes()
+{
+    LockClass& outer_class = lock_class<"cxxrt::selftest::lock_classes::outer">;
+    EXPECT(&outer_class == &lock_class<"cxxrt::selftest::lock_classes::outer">);  // one per name
+    EXPECT(&outer_class != &lock_class<"cxxrt::selftest::lock_classes::inner">);
+    Mutex outer{outer_class};
+    Mutex inner{lock_class<"cxxrt::selftest::lock_classes::inner">};
+    {
+        MutexGuard a(outer);
+        MutexGuard b(inner);
+        EXPECT(inner.is_locked());
+    }
+    Mutex first{lock_class<"cxxrt::selftest::lock_classes::same_mutex">};
+    Mutex second{lock_class<"cxxrt::selftest::lock_classes::same_mutex">};
+    {
+        MutexGuard a(first);
+        MutexGuard b(second, kNested);
+        EXPECT(second.is_locked());
+    }
+    SpinLock left{lock_class<"cxxrt::selftest::lock_classes::same_spin">};
+    SpinLock right{lock_class<"cxxrt::selftest::lock_classes::same_spin">};
+    {
+        SpinGuard a(left);
+        SpinGuard b(right, kNested);
+        EXPECT(right.is_locked());
+    }
+    return true;
+}
+
 bool test_atomic_allocation_under_spinlock()
 {
-    SpinLock lock;
+    SpinLock lock{lock_class<"cxxrt::selftest::atomic_allocation::lock">};
     Element* e = nullptr;
     {
         SpinGuard guard(lock);
@@ -85,7 +118,7 @@ bool test_atomic_allocation_under_spinlock()
 // Takes a held mutex on purpose (try_lock must fail), which the lock lint flags.
 CXXRT_NO_THREAD_SAFETY_ANALYSIS bool test_lock_guards()
 {
-    SpinLock lock;
+    SpinLock lock{lock_class<"cxxrt::selftest::lock_guards::lock">};
     EXPECT(!lock.is_locked());
     {
         SpinGuard guard(lock);
@@ -104,7 +137,7 @@ CXXRT_NO_THREAD_SAFETY_ANALYSIS bool test_lock_guards()
     EXPECT(!lock.is_locked());
     EXPECT(!kapi_in_atomic_context());
 
-    auto mutex = make_unique<Mutex>(Gfp::kernel());
+    auto mutex = make_unique<Mutex>(Gfp::kernel(), lock_class<"cxxrt::selftest::lock_guards::mutex">);
     EXPECT(mutex.is_ok());
     Mutex& m = *mutex.value();
     {
@@ -222,7 +255,8 @@ u64 elapsed_ms(u64 since_ns)
 
 struct WorkProbe {
     WorkProbe()
-        : work(Callback::to<&WorkProbe::on_work>(this)), delayed(Callback::to<&WorkProbe::on_delayed>(this))
+        : work(lock_class<"cxxrt::selftest::WorkProbe::work">, Callback::to<&WorkProbe::on_work>(this)),
+          delayed(lock_class<"cxxrt::selftest::WorkProbe::delayed">, Callback::to<&WorkProbe::on_delayed>(this))
     {
     }
     void on_work()
@@ -241,8 +275,8 @@ struct WorkProbe {
 
     Work work;
     DelayedWork delayed;
-    Completion done;
-    Completion delayed_done;
+    Completion done{lock_class<"cxxrt::selftest::WorkProbe::done">};
+    Completion delayed_done{lock_class<"cxxrt::selftest::WorkProbe::delayed_done">};
     Atomic<int> runs{0};
     Atomic<int> delayed_runs{0};
     Atomic<int> work_cpu{-1};
@@ -302,7 +336,7 @@ bool test_cancel_prevents_work()
     // Non-sync cancel from atomic context.
     EXPECT(p.delayed.queue(300));
     {
-        SpinLock lock;
+        SpinLock lock{lock_class<"cxxrt::selftest::delayed_cancel::lock">};
         SpinGuard guard(lock);
         EXPECT(p.delayed.cancel());
     }
@@ -351,7 +385,7 @@ bool test_own_workqueue()
 
 bool test_completion()
 {
-    auto made = make_unique<Completion>(Gfp::kernel());
+    auto made = make_unique<Completion>(Gfp::kernel(), lock_class<"cxxrt::selftest::completion::c">);
     EXPECT(made.is_ok());
     Completion& c = *made.value();
     u64 start = kapi_ktime_ns();
@@ -373,14 +407,14 @@ bool test_completion()
 }
 
 struct WaitProbe {
-    WaitProbe() : work(Callback::to<&WaitProbe::on_work>(this)) {}
+    WaitProbe() : work(lock_class<"cxxrt::selftest::WaitProbe::work">, Callback::to<&WaitProbe::on_work>(this)) {}
     void on_work()
     {
         kapi_msleep(50);
         flag.store(true);
         queue.wake_up();
     }
-    WaitQueue queue;
+    WaitQueue queue{lock_class<"cxxrt::selftest::WaitProbe::queue">};
     DelayedWork work;
     Atomic<bool> flag{false};
 };
@@ -414,7 +448,11 @@ struct CpuSlot {
 };
 
 struct PerCpuProbe {
-    explicit PerCpuProbe(PerCpu<CpuSlot>* slots) : work(Callback::to<&PerCpuProbe::on_work>(this)), slots(slots) {}
+    explicit PerCpuProbe(PerCpu<CpuSlot>* slots)
+        : work(lock_class<"cxxrt::selftest::PerCpuProbe::work">, Callback::to<&PerCpuProbe::on_work>(this)),
+          slots(slots)
+    {
+    }
     void on_work()
     {
         // Runs on the CPU it was queued on (per-CPU system_wq).
@@ -511,6 +549,7 @@ constexpr TestCase kTests[] = {
     {"mod_delayed_work", test_mod_delayed_work},
     {"own_workqueue", test_own_workqueue},
     {"completion", test_completion},
+    {"lock_classes", test_lock_classes},
     {"wait_queue", test_wait_queue},
     {"percpu", test_percpu},
     {"no_live_allocations_left", test_no_live_allocations_left},
@@ -544,4 +583,23 @@ extern "C" int cxxrt_selftest_run(bool leak_on_exit) noexcept
         (void)allocate<Element>(Gfp::kernel(), -1);
     }
     return 0;
+}
+
+// The negative lockdep test (selftests/negative/lockdep.sh, lock_inversion=1):
+// two C++ mutexes taken A->B, then B->A, in this one thread. Nothing
+// deadlocks, but a lockdep kernel must report "possible circular locking
+// dependency" naming both classes, and the VM runner must fail the run.
+extern "C" void cxxrt_selftest_lock_inversion(void) noexcept
+{
+    Mutex a{lock_class<"cxxrt::selftest::Inversion::a_">};
+    Mutex b{lock_class<"cxxrt::selftest::Inversion::b_">};
+    log::info("lock_inversion=1: taking two mutexes A->B, then B->A (lockdep must report it)");
+    {
+        MutexGuard first(a);
+        MutexGuard second(b);
+    }
+    {
+        MutexGuard first(b);
+        MutexGuard second(a);
+    }
 }

@@ -50,7 +50,7 @@ struct IoResult {
 // Counts outstanding IOs of one test step and wakes the waiter.
 struct Waiter {
     Atomic<int> outstanding{0};
-    WaitQueue queue;
+    WaitQueue queue{lock_class<"rtrs::clt_selftest::Waiter::queue">};
 };
 
 struct IoContext {

@@ -1718,7 +1718,8 @@ class ServeSession final : cxxrt::Pinned {
 public:
     ServeSession(ClientCase which, const rwire::Uuid& paths_uuid, u16 connections)
         : which_(which), paths_uuid_(paths_uuid), connection_count_(connections),
-          probe_(cxxrt::Callback::to<&ServeSession::probe>(this))
+          probe_(cxxrt::lock_class<"rtrs::hostile::ServeSession::probe_">,
+                 cxxrt::Callback::to<&ServeSession::probe>(this))
     {
     }
     ~ServeSession();

@@ -8,6 +8,9 @@
 #define KABI_ALIGNOF_SPINLOCK alignof(pthread_mutex_t)
 #define KABI_SIZEOF_MUTEX sizeof(pthread_mutex_t)
 #define KABI_ALIGNOF_MUTEX alignof(pthread_mutex_t)
+// Lockdep keys: the host has no lockdep (like a kernel without it: empty).
+#define KABI_SIZEOF_LOCK_CLASS_KEY 0
+#define KABI_ALIGNOF_LOCK_CLASS_KEY 1
 
 // GFP values only need to be distinct on the host.
 #define KABI_GFP_KERNEL 0x1u

@@ -166,6 +166,9 @@ if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
         if [ -f "$out/debug-gates.log" ]; then
             read -r gp gf < <(tap_count "$out/debug-gates.log"); p=$((p + gp)); f=$((f + gf))
         fi
+        if [ -f "$out/debug-lockdep.log" ]; then
+            read -r lp lf < <(tap_count "$out/debug-lockdep.log"); p=$((p + lp)); f=$((f + lf))
+        fi
         [ $rc = 0 ] || f=$((f + 1))  # build failed, or a sanitizer/lockdep/kmemleak report, crash, timeout
         record "debug lane selftests" "$p" "$f"
     else

@@ -9,7 +9,9 @@
 #      and the build gates (tools/gate-tests) must still bite on it;
 #   3. boot it and run the selftests named in selftests/debug-lane.list (the
 #      whole suite is ~40 times slower on this kernel under TCG), then a
-#      kmemleak scan (selftests/run.sh does it when kmemleak is present).
+#      kmemleak scan (selftests/run.sh does it when kmemleak is present);
+#   4. the lockdep proof: tools/vm/selftest-lockdep.sh (an AB-BA inversion of
+#      two C++ mutexes must be reported by name and fail its run).
 # The run fails on any report (tools/vm/check-log.sh judges the log).
 # Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
 # Environment: DEBUG_VM_TIMEOUT (default 2400 s), RNBD_CACHE (see build.sh).
@@ -46,4 +48,11 @@ say "selftests: ${patterns[*]}"
     --mem 3072 --boot-timeout 300 --cwd "$tree" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
     --log "$out/debug-vm.log" -- selftests/run.sh "${patterns[@]}"
 vm=$?
-[ $vm = 0 ] && [ $gates = 0 ]
+# Lockdep sees each C++ lock as its own class: an AB-BA order of two C++
+# mutexes (cxxrt-selftest.ko lock_inversion=1) must be reported by name and
+# fail its run. The control (the module without it passes) is cxxrt/ above.
+"$top/tools/vm/selftest-lockdep.sh" --no-control --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" \
+    --abi "$release" --mem 3072 --boot-timeout 300 --cwd "$tree" > "$out/debug-lockdep.log" 2>&1
+lockdep=$?
+cat "$out/debug-lockdep.log"
+[ $vm = 0 ] && [ $gates = 0 ] && [ $lockdep = 0 ]

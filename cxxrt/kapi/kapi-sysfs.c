@@ -182,8 +182,21 @@ void *kapi_sysfs_group_alloc(const char *name, unsigned int count, int kobj_flav
 }
 
 /* KAPI: process context, before the group is used anywhere. */
+/*
+ * sysfs_attr_init() gives every attribute of one call site one lockdep class
+ * for its kernfs active reference (a store removing another directory's
+ * files would then look like recursive locking): each C++ attribute brings
+ * its own static key instead.
+ */
+static void kapi_sysfs_attr_set_key(struct attribute *attr, const void *lock_key)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	attr->key = (struct lock_class_key *)lock_key;
+#endif
+}
+
 void kapi_sysfs_group_set_attr(void *group, unsigned int index, const char *name, unsigned short mode,
-			       const void *spec)
+			       const void *lock_key, const void *spec)
 {
 	struct kapi_sysfs_group *g = group;
 	struct kapi_sysfs_attr *a = &g->items[index];
@@ -193,14 +206,14 @@ void kapi_sysfs_group_set_attr(void *group, unsigned int index, const char *name
 	a->spec = spec;
 	a->index = index;
 	if (g->kobj_flavour) {
-		sysfs_attr_init(&a->kobj.attr);
+		kapi_sysfs_attr_set_key(&a->kobj.attr, lock_key);
 		a->kobj.attr.name = name;
 		a->kobj.attr.mode = mode;
 		a->kobj.show = kapi_kobj_show;
 		a->kobj.store = kapi_kobj_store;
 		g->attrs[index] = &a->kobj.attr;
 	} else {
-		sysfs_attr_init(&a->dev.attr);
+		kapi_sysfs_attr_set_key(&a->dev.attr, lock_key);
 		a->dev.attr.name = name;
 		a->dev.attr.mode = mode;
 		a->dev.show = kapi_dev_show;

@@ -42,7 +42,8 @@ Result<Group> Group::create(const GroupSpec& spec, Flavour flavour)
         return Error(err::kNoMem);
     for (u32 i = 0; i < spec.count; ++i)
         kapi_sysfs_group_set_attr(native, i, spec.attribute_name(spec.attributes, i),
-                                  spec.attribute_mode(spec.attributes, i), &spec);
+                                  spec.attribute_mode(spec.attributes, i),
+                                  spec.attribute_lock_key(spec.attributes, i), &spec);
     return Group(native);
 }
 

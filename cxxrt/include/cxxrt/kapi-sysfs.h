@@ -56,10 +56,12 @@ const char *kapi_kobject_name(void *kobj) KAPI_NOEXCEPT;
  * the kobject's directory. kobj_flavour: 0 for devices, 1 for C++ kobjects.
  * `spec` is handed back to the upcalls untouched; it and every name must
  * outlive the group. Free only after removing it from every kobject.
+ * `lock_key`: the attribute's own lockdep class for the file's active
+ * reference (a static, zeroed struct lock_class_key in the C++ table).
  */
 void *kapi_sysfs_group_alloc(const char *name, unsigned int count, int kobj_flavour) KAPI_NOEXCEPT;
 void kapi_sysfs_group_set_attr(void *group, unsigned int index, const char *name, unsigned short mode,
-			       const void *spec) KAPI_NOEXCEPT;
+			       const void *lock_key, const void *spec) KAPI_NOEXCEPT;
 void kapi_sysfs_group_free(void *group) KAPI_NOEXCEPT;
 int kapi_sysfs_create_group(void *kobj, void *group) KAPI_NOEXCEPT;
 void kapi_sysfs_remove_group(void *kobj, void *group) KAPI_NOEXCEPT;

@@ -37,10 +37,17 @@ struct LockName {
 template <LockName Name>
 struct LockClassOf;
 
+// Storage of one struct lock_class_key (zeroed; lockdep needs it static).
+// Without lockdep the kernel's key is an empty struct (size 0).
+struct LockKeyStorage {
+    static constexpr unsigned long kSize = KABI_SIZEOF_LOCK_CLASS_KEY > 0 ? KABI_SIZEOF_LOCK_CLASS_KEY : 1;
+    alignas(KABI_ALIGNOF_LOCK_CLASS_KEY) unsigned char bytes[kSize] = {};
+};
+
 class LockClass : Pinned {
 public:
     // The struct lock_class_key (opaque) and the class's name, for the C boundary.
-    void* key() { return key_; }
+    void* key() { return key_.bytes; }
     const char* name() const { return name_; }
 
 private:
@@ -48,9 +55,7 @@ private:
     friend struct LockClassOf;
     constexpr explicit LockClass(const char* name) : name_(name) {}
 
-    // Without lockdep the kernel's key is an empty struct (size 0).
-    static constexpr unsigned long kKeySize = KABI_SIZEOF_LOCK_CLASS_KEY > 0 ? KABI_SIZEOF_LOCK_CLASS_KEY : 1;
-    alignas(KABI_ALIGNOF_LOCK_CLASS_KEY) unsigned char key_[kKeySize] = {};
+    LockKeyStorage key_;
     const char* name_;
 };
 

@@ -33,6 +33,7 @@
 
 #include <cxxrt/callback.hpp>
 #include <cxxrt/kapi-sysfs.h>
+#include <cxxrt/lock_class.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
 #include <cxxrt/types.hpp>
@@ -88,6 +89,9 @@ struct Attribute {
     Result<void> (T::*show)(Output& out);
     Result<void> (T::*store)(Input& in);
     const char* usage = nullptr;  // shown when show is null (write-only files)
+    // The lockdep class of the file's active reference (kernfs): one per
+    // attribute, in the static table (never written by lockdep).
+    LockKeyStorage lock_key = {};
 };
 
 // A type-erased attribute table, referenced by the kernel group (static storage).
@@ -97,6 +101,7 @@ struct GroupSpec {
     u32 count;
     const char* (*attribute_name)(const void* attributes, u32 index);
     u16 (*attribute_mode)(const void* attributes, u32 index);
+    const void* (*attribute_lock_key)(const void* attributes, u32 index);
     long (*show)(const void* attributes, u32 index, void* object, Output& out);
     long (*store)(const void* attributes, u32 index, void* object, Input& in);
 };
@@ -125,6 +130,7 @@ struct Ops {
     }
     static const char* name(const void* attributes, u32 index) { return at(attributes, index).name; }
     static u16 mode(const void* attributes, u32 index) { return at(attributes, index).mode; }
+    static const void* lock_key(const void* attributes, u32 index) { return at(attributes, index).lock_key.bytes; }
     static long show(const void* attributes, u32 index, void* object, Output& out)
     {
         const Attribute<T>& a = at(attributes, index);
@@ -173,6 +179,7 @@ consteval GroupSpec group(const Attribute<T> (&attributes)[N], const char* name 
                      u32(N),
                      &detail::Ops<T>::name,
                      &detail::Ops<T>::mode,
+                     &detail::Ops<T>::lock_key,
                      &detail::Ops<T>::show,
                      &detail::Ops<T>::store};
 }

@@ -316,8 +316,10 @@ bool test_delayed_work_runs_after_delay()
     EXPECT(p.delayed_done.wait_timeout(5000));
     u64 after = (p.delayed_at_ns.load() - start) / 1000000;
     log::info("#   delayed work ran after %llu ms (asked %lu)", (unsigned long long)after, kDelayMs);
-    // Jiffies granularity: allow one jiffy (at most 10 ms) early.
-    EXPECT(after + 10 >= kDelayMs);
+    // Not early by more than timekeeping noise: a debug kernel under TCG
+    // emulation was measured firing 200 ms work after 182 ms of ktime (its
+    // jiffies and clocksource drift apart); a delay that is ignored shows ~0.
+    EXPECT(after * 5 >= kDelayMs * 4);
     EXPECT(p.delayed_runs.load() == 1);
     EXPECT(!p.delayed.cancel_sync());
     return true;

@@ -146,12 +146,8 @@ if tools/vm/run.sh --expect-fail --timeout 300 --log "$out/vm-negative-leak.log"
 else
     echo "not ok - a leaked object was not caught"; neg_f=$((neg_f + 1))
 fi
-# An AB-BA inversion of two C++ mutexes: lockdep must name both classes and
-# the run must fail (a SKIP on a kernel without lockdep, like the stock one).
-tools/vm/selftest-lockdep.sh --no-control > "$out/vm-negative-lockdep.out" 2>&1
-grep -E '^(ok|not ok|#   )' "$out/vm-negative-lockdep.out"
-read -r p f < <(tap_count "$out/vm-negative-lockdep.out"); neg_p=$((neg_p + p)); neg_f=$((neg_f + f))
-[ "$((p + f))" -gt 0 ] || neg_f=$((neg_f + 1))  # no verdict line: the script itself failed
+# The lockdep negative test (tools/vm/selftest-lockdep.sh) needs a lockdep
+# kernel: the debug lane below runs it (on this kernel it would only SKIP).
 record "VM negative tests" $neg_p $neg_f
 
 if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then

@@ -46,7 +46,7 @@ fi
 say "selftests: ${patterns[*]}"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
     --mem 3072 --boot-timeout 300 --cwd "$tree" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
-    --log "$out/debug-vm.log" -- selftests/run.sh "${patterns[@]}"
+    --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m selftests/run.sh "${patterns[@]}"
 vm=$?
 # Lockdep sees each C++ lock as its own class: an AB-BA order of two C++
 # mutexes (cxxrt-selftest.ko lock_inversion=1) must be reported by name and

@@ -5,6 +5,8 @@
 # second pass with another pattern so a lost write (an older valid block
 # left in place) is caught, the data compared on the server's backing
 # device, ext4 across a remount, and a clean unmap and unload.
+# Environment: E2E_FIO_SIZE (fio --size of every pass, default 100%: the
+# whole device; the debug lane uses a few MiB).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
@@ -36,7 +38,7 @@ check "/dev/rnbd1 has the image's size" test "$(blockdev --getsize64 /dev/rnbd1)
 
 fio_pass() { # device name extra...
     local dev=$1 name=$2; shift 2
-    fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --size=100% "$@" \
+    fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --size="${E2E_FIO_SIZE:-100%}" "$@" \
         --output="$tmp/$name.out" >/dev/null 2>&1 || { tail -5 "$tmp/$name.out"; return 1; }
 }
 for dev in /dev/rnbd0 /dev/rnbd1; do

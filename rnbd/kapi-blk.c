@@ -28,6 +28,7 @@ static const blk_status_t rnbd_kapi_status[] = {
 	[RNBD_KAPI_STS_RESOURCE] = BLK_STS_RESOURCE,
 	[RNBD_KAPI_STS_IOERR] = BLK_STS_IOERR,
 	[RNBD_KAPI_STS_NOTSUPP] = BLK_STS_NOTSUPP,
+	[RNBD_KAPI_STS_DEV_RESOURCE] = BLK_STS_DEV_RESOURCE,
 };
 
 /* KAPI: blk-mq, may not sleep; forwards to C++ with the device (queuedata). */
@@ -313,4 +314,21 @@ void rnbd_kapi_rq_end(void *rq, int error)
 void rnbd_kapi_hctx_delay_run(void *hctx, unsigned long msecs)
 {
 	blk_mq_delay_run_hw_queue(hctx, msecs);
+}
+
+/* KAPI: any context (the complete upcall, softirq). */
+void rnbd_kapi_rq_requeue(void *rq)
+{
+	blk_mq_requeue_request(rq, false);
+}
+
+void rnbd_kapi_rq_kick_requeue_list(void *rq, unsigned long msecs)
+{
+	blk_mq_delay_kick_requeue_list(((struct request *)rq)->q, msecs);
+}
+
+/* KAPI: process context. */
+void rnbd_kapi_run_queues(void *disk)
+{
+	blk_mq_run_hw_queues(((struct gendisk *)disk)->queue, true);
 }

@@ -41,6 +41,7 @@ enum rnbd_kapi_status {
 	RNBD_KAPI_STS_RESOURCE = 1, /* blk-mq retries later */
 	RNBD_KAPI_STS_IOERR = 2,
 	RNBD_KAPI_STS_NOTSUPP = 3,
+	RNBD_KAPI_STS_DEV_RESOURCE = 4, /* retried when the driver re-runs the queue */
 };
 
 /* ---- block major (process context) ---- */
@@ -105,6 +106,12 @@ void rnbd_kapi_rq_complete(void *rq) KAPI_NOEXCEPT;
 void rnbd_kapi_rq_end(void *rq, int error) KAPI_NOEXCEPT;
 /* blk_mq_delay_run_hw_queue: re-run a queue that ran out of permits. */
 void rnbd_kapi_hctx_delay_run(void *hctx, unsigned long msecs) KAPI_NOEXCEPT;
+/* blk_mq_requeue_request(rq, false): back to the queue, dispatched again after a kick. */
+void rnbd_kapi_rq_requeue(void *rq) KAPI_NOEXCEPT;
+/* blk_mq_delay_kick_requeue_list of the request's queue. */
+void rnbd_kapi_rq_kick_requeue_list(void *rq, unsigned long msecs) KAPI_NOEXCEPT;
+/* blk_mq_run_hw_queues(disk's queue, async): re-run every hardware queue. */
+void rnbd_kapi_run_queues(void *disk) KAPI_NOEXCEPT;
 
 /* ---- scatterlists and the transport (kapi-blk-rtrs.c) ---- */
 unsigned int rnbd_kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
@@ -125,7 +132,8 @@ void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
 int rnbd_clt_cxx_queue_rq(void *device, void *hctx, void *rq, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: blk-mq complete; softirq or the completing context. */
 void rnbd_clt_cxx_complete_rq(void *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq timeout, process context (timeout work). 1: reset the timer. */
+/* KAPI: blk-mq timeout, process context (timeout work). 1: reset the timer;
+ * 0: done (the upcall completed the request itself). */
 int rnbd_clt_cxx_timeout(void *device, void *rq, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: block_device_operations open/release, process context; open returns 0 or -errno;
  * `write`: opened for writing. */

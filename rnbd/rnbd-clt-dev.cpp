@@ -21,6 +21,22 @@ namespace log = cxxrt::log;
 namespace {
 
 constexpr u32 kRequeueDelayMs = 10;
+// Held IO looks at the device again this often (and at once on a kick).
+constexpr u32 kHoldPollMs = 100;
+
+u8 owner_load(const IoRequest& io) { return __atomic_load_n(&io.owner, __ATOMIC_ACQUIRE); }
+bool owner_change(IoRequest& io, u8 from, u8 to)
+{
+    return __atomic_compare_exchange_n(&io.owner, &from, to, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+// Errors after which the request is queued again rather than failed: no
+// path carried it (ENOTCONN, the transport's own verdict, never a server's),
+// or the transport had no room for it right now.
+bool retry_error(int error)
+{
+    return error == -err::kNotConn || error == -err::kAgain || error == -err::kNoMem;
+}
 constexpr unsigned long kVirtBoundaryMask = 4096 - 1;  // segments the transport's MR pages can map
 constexpr size_t kSgOffset = (sizeof(IoRequest) + sizeof(long) - 1) & ~(sizeof(long) - 1);
 
@@ -98,6 +114,7 @@ Result<void> Device::set_link_names(bool session_suffix)
 
 Result<void> Device::map()
 {
+    const u32 epoch = session_->epoch();
     auto opened = session_->open_device(StringView(path_), access_mode_, io_mode_);
     if (!opened) {
         log::err_ratelimited("map_device: %s on session %s: the server refused to open it (%d)", path_,
@@ -108,6 +125,7 @@ Result<void> Device::map()
     opened_on_server_ = true;
     remote_id_.store(rsp.device_id);
     remote_sectors_.store(rsp.nsectors);
+    open_epoch_.store(epoch);
     session_->attach(*this);
     attached_ = true;
 
@@ -209,6 +227,9 @@ void Device::remove_sysfs()
 void Device::unmap(bool force)
 {
     set_state(DeviceState::kUnmapping);
+    // Held IO fails now rather than at its next poll.
+    if (disk_added_)
+        rnbd_kapi_run_queues(disk_);
     remove_sysfs();
     if (attached_) {
         session_->detach(*this);
@@ -243,6 +264,8 @@ Result<void> Device::reopen()
 {
     if (state() == DeviceState::kUnmapping)
         return Error(err::kNoDev);
+    // Read before the OPEN: an outage meanwhile leaves the device stale.
+    const u32 epoch = session_->epoch();
     codec::OpenRspFields rsp = CXXRT_TRY(session_->open_device(StringView(path_), access_mode_, io_mode_));
     remote_id_.store(rsp.device_id);
     remote_sectors_.store(rsp.nsectors);
@@ -250,6 +273,7 @@ Result<void> Device::reopen()
     cxxrt::MutexGuard guard(lock_);
     if (state() == DeviceState::kUnmapping)
         return Error(err::kNoDev);
+    open_epoch_.store(epoch);
     set_state(DeviceState::kOpen);
     log::info("%s: re-opened on the server (device id %u)", disk_name(), rsp.device_id);
     return {};
@@ -299,14 +323,37 @@ void Device::init_request(IoRequest& io)
     io.rq = nullptr;
     io.permit = nullptr;
     io.error = 0;
+    io.owner = kOwnerIdle;
+    io.timeouts = 0;
     io.sg = reinterpret_cast<scatterlist*>(reinterpret_cast<u8*>(&io) + kSgOffset);
     rnbd_kapi_sg_init_table(io.sg, session_->max_segments());
 }
 
+// The device cannot carry IO now (closed, or not re-opened since the last
+// outage): held while the session is within its io_hold_timeout_ms, else EIO.
+int Device::hold_or_fail(void* hctx)
+{
+    if (session_->link_mode() != Session::kHolding)
+        return RNBD_KAPI_STS_IOERR;
+    rnbd_kapi_hctx_delay_run(hctx, kHoldPollMs);
+    return RNBD_KAPI_STS_DEV_RESOURCE;
+}
+
+void Device::kick()
+{
+    // kInit: the disk may not exist yet (it is made after the device joins
+    // the session); its state is set only once the disk is there.
+    if (state() != DeviceState::kInit && disk_)
+        rnbd_kapi_run_queues(disk_);
+}
+
 int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
 {
-    if (state() != DeviceState::kOpen)
+    const DeviceState current = state();
+    if (current == DeviceState::kUnmapping || current == DeviceState::kInit)
         return RNBD_KAPI_STS_IOERR;
+    if (current != DeviceState::kOpen || open_epoch_.load(cxxrt::MemoryOrder::kRelaxed) != session_->epoch())
+        return hold_or_fail(hctx);
     struct rnbd_kapi_rq_info info;
     rnbd_kapi_rq_info(rq, &info);
     wire::IoOp op;
@@ -346,17 +393,14 @@ int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
     const bool data = op == wire::IoOp::kRead || op == wire::IoOp::kWrite;
     const u32 count = data ? u32(rnbd_kapi_rq_map_sg(rq, io.sg)) : 0;
     const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
+    __atomic_store_n(&io.owner, u8(kOwnerTransport), __ATOMIC_RELEASE);
     int rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
                                  &Device::io_done, &io);
-    if (rc == 0)
-        return RNBD_KAPI_STS_OK;
-    rtrs_client_put_permit(rtrs, permit);
-    if (rc == -err::kAgain || rc == -err::kNoMem) {
-        rnbd_kapi_hctx_delay_run(hctx, kRequeueDelayMs);
-        return RNBD_KAPI_STS_RESOURCE;
-    }
-    log::err_ratelimited("%s: IO submission failed (%d)", disk_name(), rc);
-    return RNBD_KAPI_STS_IOERR;
+    // Refused at once (no path, no room, ...): completed like an answer,
+    // so complete_rq decides between a retry and an error in one place.
+    if (rc != 0)
+        io_done(&io, rc);
+    return RNBD_KAPI_STS_OK;
 }
 
 // KAPI: the transport's completion, softirq or process context, no sleep.
@@ -364,16 +408,67 @@ void Device::io_done(void* context, int error)
 {
     IoRequest& io = *static_cast<IoRequest*>(context);
     io.error = error;
-    rtrs_client_put_permit(io.device->session_->rtrs(), io.permit);
-    io.permit = nullptr;
+    for (;;) {
+        const u8 owner = owner_load(io);
+        // The timeout handler is asking the transport about this permit:
+        // it completes the request when it is done.
+        if (owner == kOwnerTimeout) {
+            if (owner_change(io, owner, kOwnerAnswered))
+                return;
+            continue;
+        }
+        if (owner_change(io, owner, kOwnerIdle))
+            break;
+    }
+    io.device->finish_io(io);
+}
+
+void Device::finish_io(IoRequest& io)
+{
+    rtrs_client_put_permit(session_->rtrs(), cxxrt::exchange(io.permit, nullptr));
     rnbd_kapi_rq_complete(io.rq);
 }
 
 void Device::complete_rq(IoRequest& io)
 {
-    if (io.error)
+    int error = io.error;
+    if (retry_error(error) && state() != DeviceState::kUnmapping &&
+        (error != -err::kNotConn || session_->link_mode() != Session::kFailing)) {
+        // Dispatched again after a short delay; queue_rq then holds it
+        // while the session has no path (and fails it once the hold ends).
+        rnbd_kapi_rq_requeue(io.rq);
+        rnbd_kapi_rq_kick_requeue_list(io.rq, kRequeueDelayMs);
+        return;
+    }
+    if (error == -err::kTimedOut || error == -err::kNotConn)
+        error = -err::kIo;  // aborted after timeouts / the hold ended
+    if (error)
         log::err_ratelimited("%s: IO failed (%d)", disk_name(), io.error);
-    rnbd_kapi_rq_end(io.rq, io.error);
+    io.timeouts = 0;
+    rnbd_kapi_rq_end(io.rq, error);
+}
+
+// The block layer's request timeout. The request's memory may still be
+// written by RDMA until the transport gives it back, so it is never just
+// completed here: the transport fails the path carrying it (draining that
+// path's queue pairs) and gives it back: failed over the first time, with
+// -ETIMEDOUT (EIO) the kTimeoutsBeforeAbort-th time. Never reset forever.
+int Device::timeout(IoRequest& io)
+{
+    if (!owner_change(io, kOwnerTransport, kOwnerTimeout))
+        return 1;  // not with the transport: being completed or re-queued
+    if (io.timeouts < 255)
+        ++io.timeouts;
+    const bool final = io.timeouts >= kTimeoutsBeforeAbort;
+    log::warn_ratelimited("%s: IO timed out (%u. time), %s", disk_name(), u32(io.timeouts),
+                          final ? "aborting it" : "failing its path");
+    rtrs_client_abort(session_->rtrs(), io.permit, final ? 1 : 0);
+    if (owner_change(io, kOwnerTimeout, kOwnerTransport))
+        return 1;
+    // Answered while we asked (kOwnerAnswered): ours to complete.
+    __atomic_store_n(&io.owner, u8(kOwnerIdle), __ATOMIC_RELEASE);
+    finish_io(io);
+    return 0;
 }
 
 // ---- sysfs --------------------------------------------------------------------------
@@ -542,11 +637,7 @@ extern "C" void rnbd_clt_cxx_complete_rq(void* rq, void* pdu) noexcept
 
 extern "C" int rnbd_clt_cxx_timeout(void* device, void* rq, void* pdu) noexcept
 {
-    // The transport owns the IO until it answers (or fails the path and
-    // then the IO): keep waiting rather than complete memory RDMA may write.
-    cxxrt::log::warn_ratelimited("%s: IO timed out, still waiting for the transport",
-                                 static_cast<Device*>(device)->disk_name());
-    return 1;
+    return static_cast<Device*>(device)->timeout(*static_cast<IoRequest*>(pdu));
 }
 
 extern "C" int rnbd_clt_cxx_open(void* device, int write) noexcept

@@ -27,6 +27,7 @@ enum SpecIndex : u16 {
     kInputMode,
     kDestinationPort,
     kPollQueues,
+    kIoHoldTimeout,
     kSpecCount,
 };
 
@@ -42,10 +43,11 @@ constexpr OptionSpec kMapSpecs[kSpecCount] = {
     {StringView("input_mode", 10), 1, false},
     {StringView("dest_port", 9), 1, false},
     {StringView("nr_poll_queues", 14), 1, false},
+    {StringView("io_hold_timeout_ms", 18), 1, false},
 };
 
 // Every key at its maximum count: nothing valid can have more tokens.
-constexpr size_t kMaxTokens = 7 + kMaxPaths;
+constexpr size_t kMaxTokens = kSpecCount - 1 + kMaxPaths;
 
 Error reject(MapError& error, MapReason reason, StringView token)
 {
@@ -164,6 +166,14 @@ Result<void> check_device_path(StringView path, MapError& error)
         out.poll_queues = queues.value() < 0 ? cpu_count : u32(queues.value());
         return {};
     }
+    case kIoHoldTimeout: {
+        auto ms = parse::parse_unsigned(value, kMaxIoHoldTimeoutMs);
+        if (ms.is_error())
+            return reject(error, MapReason::kBadIoHoldTimeout, value);
+        out.io_hold_timeout_ms = u32(ms.value());
+        out.io_hold_timeout_given = true;
+        return {};
+    }
     default:
         break;
     }
@@ -183,6 +193,8 @@ void reset_options(MapOptions& out)
     out.access_mode = AccessMode::kReadWrite;
     out.io_mode = IoMode::kBlockIo;
     out.poll_queues = 0;
+    out.io_hold_timeout_ms = kDefaultIoHoldTimeoutMs;
+    out.io_hold_timeout_given = false;
 }
 
 }  // namespace
@@ -205,6 +217,7 @@ const char* map_reason_text(const MapError& error)
     case MapReason::kBadInputMode: return "input_mode must be mq";
     case MapReason::kBadDestinationPort: return "dest_port must be a number from 1 to 65535";
     case MapReason::kBadPollQueues: return "nr_poll_queues must be -1 (one per CPU) or 0 up to the number of CPUs";
+    case MapReason::kBadIoHoldTimeout: return "io_hold_timeout_ms must be a number of milliseconds from 0 to 3600000";
     }
     return "unknown error";
 }
@@ -245,7 +258,8 @@ size_t format_map_usage(StringView file_name, Span<char> out)
     text.append("Usage: echo \"sessname=<session name> path=<[srcaddr@]dstaddr> [path=<[srcaddr@]dstaddr>] "
                 "device_path=<path of the device on the server> [access_mode=<ro|rw|migration>] "
                 "[io_mode=<blockio|fileio>] [input_mode=<mq>] [dest_port=<server port>] "
-                "[nr_poll_queues=<-1 for one per CPU, or a count>]\" > ");
+                "[nr_poll_queues=<-1 for one per CPU, or a count>] "
+                "[io_hold_timeout_ms=<0..3600000, default 60000>]\" > ");
     text.append(file_name);
     text.append("\n\npath= may be given up to 6 times, or left out to map another device over an "
                 "existing session; a comma may stand for '@'.\n"

@@ -3,6 +3,7 @@
 //   sessname=<name> [path=<[src@|,]dst> ...] device_path=<path>
 //   [access_mode=ro|rw|migration] [io_mode=blockio|fileio] [input_mode=mq]
 //   [dest_port=<1..65535>] [nr_poll_queues=<-1..cpus>]
+//   [io_hold_timeout_ms=<0..3600000>]
 //
 // Parsed without allocation into MapOptions, whose strings point into the
 // caller's input buffer (the sysfs store buffer stays valid for the whole
@@ -36,6 +37,12 @@ inline constexpr size_t kMaxPaths = 6;
 // bytes is the longest name that arrives intact. Longer is refused rather
 // than silently cut, so the name the user sees is the one the server gets.
 inline constexpr size_t kMaxNameLength = 254;
+// io_hold_timeout_ms=: how long IO is held while the session has no path
+// (the session's /sys/class/rtrs-client/<session>/io_hold_timeout_ms).
+// The default covers two rounds of the 30 s reconnect delay; 0 fails IO as
+// soon as the last path is gone (Linux's RNBD); the maximum is RTRS's.
+inline constexpr u32 kDefaultIoHoldTimeoutMs = 60000;
+inline constexpr u32 kMaxIoHoldTimeoutMs = 3600000;
 // A sysfs store never passes more than one page.
 inline constexpr size_t kMaxMapInputLength = 4096;
 
@@ -64,6 +71,8 @@ struct MapOptions {
     // Polling queues for the blk-mq tag set; nr_poll_queues=-1 asks for
     // one per CPU and is stored here already resolved to the CPU count.
     u32 poll_queues = 0;
+    u32 io_hold_timeout_ms = kDefaultIoHoldTimeoutMs;
+    bool io_hold_timeout_given = false;  // applied to an existing session too
 };
 
 enum class MapReason : u8 {
@@ -82,6 +91,7 @@ enum class MapReason : u8 {
     kBadInputMode,
     kBadDestinationPort,
     kBadPollQueues,
+    kBadIoHoldTimeout,
 };
 
 struct MapError {

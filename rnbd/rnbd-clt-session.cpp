@@ -99,6 +99,7 @@ Result<RefPtr<Session>> Session::open(Client& client, const MapOptions& options)
     params.max_reconnect_attempts = -1;
     params.user_header_size = kUserHeaderSize;
     params.poll_queues = options.poll_queues;
+    params.io_hold_timeout_ms = options.io_hold_timeout_ms;
     int rc = rnbd_kapi_rtrs_open(&callbacks, &params, &session->rtrs_);
     if (rc) {
         log::err_ratelimited("map_device: session %s: RTRS open failed (%d)", session->name_, rc);
@@ -244,18 +245,33 @@ void Session::detach(Device& device)
     devices_.remove(device);
 }
 
-// KAPI: process context (an RTRS work item). Only records the event: the
-// re-OPEN waits for the server, which must not block the transport's work.
+// KAPI: process context (an RTRS work item, under the RTRS session's setup
+// lock: events arrive in order). Only records the event (atomics) and
+// queues the work: the re-OPEN waits for the server, which must not block
+// the transport's work.
 void Session::link_event(void* context, rtrs_link_event event)
 {
     Session* session = static_cast<Session*>(context);
     if (session->closing_.load())
         return;
-    if (event == RTRS_LINK_DISCONNECTED) {
+    u32 state = session->link_state_.load();
+    switch (event) {
+    case RTRS_LINK_DISCONNECTED:
         session->connected_.store(false);
-    } else {
+        // A new epoch: every device is stale until re-opened; IO is held.
+        while (!session->link_state_.compare_exchange(state, (((state >> 2) + 1) << 2) | kHolding)) {
+        }
+        break;
+    case RTRS_LINK_HOLD_EXPIRED:
+        while ((state & 3) == kHolding && !session->link_state_.compare_exchange(state, (state & ~3u) | kFailing)) {
+        }
+        break;
+    case RTRS_LINK_RECONNECTED:
         session->connected_.store(true);
         session->reopen_needed_.store(true);
+        break;
+    default:
+        return;
     }
     session->event_work_.queue();
 }
@@ -266,24 +282,38 @@ void Session::handle_link_events()
         return;
     cxxrt::MutexGuard guard(lock_);
     if (!connected_.load()) {
-        log::warn("session %s: disconnected, devices closed", name_);
-        for (Device& device : devices_)
+        const bool failing = link_mode() == kFailing;
+        log::warn("session %s: disconnected, devices closed, IO %s", name_,
+                  failing ? "fails (io_hold_timeout_ms passed)" : "held");
+        for (Device& device : devices_) {
             device.set_closed();
+            // Held IO fails now rather than at its next poll.
+            if (failing)
+                device.kick();
+        }
         return;
     }
     if (!reopen_needed_.exchange(false))
         return;
+    const u32 round = link_state_.load();
     // The server may have lost the session meanwhile: introduce it again.
     auto info = send_sess_info();
     if (!info) {
         log::err("session %s: SESS_INFO after reconnect failed (%d)", name_, info.to_errno());
-        return;
+    } else {
+        for (Device& device : devices_) {
+            auto reopened = device.reopen();
+            if (!reopened)
+                log::err("session %s: re-open of %s failed (%d)", name_, device.disk_name(), reopened.to_errno());
+        }
     }
-    for (Device& device : devices_) {
-        auto reopened = device.reopen();
-        if (!reopened)
-            log::err("session %s: re-open of %s failed (%d)", name_, device.disk_name(), reopened.to_errno());
-    }
+    // The outage is over (unless a new one started meanwhile): IO of a
+    // device that could not be re-opened fails from here on; the others
+    // carry their held IO now.
+    u32 expected = round;
+    (void)link_state_.compare_exchange(expected, round & ~3u);
+    for (Device& device : devices_)
+        device.kick();
 }
 
 }  // namespace rnbd::clt

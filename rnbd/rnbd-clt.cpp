@@ -168,6 +168,9 @@ Result<void> Client::map(const MapOptions& options)
             return Error(err::kNxio);
         }
         session = CXXRT_TRY(Session::open(*this, options));
+    } else if (options.io_hold_timeout_given) {
+        // The session's value, as a write to its io_hold_timeout_ms file.
+        CXXRT_TRY(cxxrt::to_result(rtrs_client_set_io_hold_timeout(session->rtrs(), options.io_hold_timeout_ms)));
     }
     u32 index = CXXRT_TRY(allocate_index());
     Device* made = cxxrt::allocate<Device>(Gfp::kernel(), *this, cxxrt::move(session), index, options);

@@ -65,6 +65,23 @@ inline constexpr u32 kIoMessageSize = sizeof(wire::IoMsg);
 inline constexpr u32 kDeviceIdMax = wire::kNameMax + 1;    // "<path with !>" + NUL
 inline constexpr u32 kLinkNameMax = 2 * wire::kNameMax + 2;  // "<id>@<session>" + NUL
 
+// Who holds an IoRequest's permit (IoRequest::owner, __atomic ops): the
+// transport until its done callback, the block timeout handler while it
+// asks the transport to abort. A done callback that comes while the handler
+// holds it leaves the completion to the handler (kAnswered), so the handler
+// never aborts a permit that already carries another request's IO.
+enum IoOwner : u8 {
+    kOwnerIdle = 0,
+    kOwnerTransport = 1,
+    kOwnerTimeout = 2,
+    kOwnerAnswered = 3,
+};
+
+// Timeouts of one request before it is aborted (fails with EIO): the first
+// fails the path carrying it (the IO fails over, or is held while no path is
+// up), the second fails the path again and the IO with it.
+inline constexpr u8 kTimeoutsBeforeAbort = 2;
+
 // The blk-mq per-request data (cmd_size), followed by the scatterlist.
 struct IoRequest {
     Device* device;
@@ -72,12 +89,14 @@ struct IoRequest {
     rtrs_client_permit* permit;
     scatterlist* sg;
     int error;
+    u8 owner;     // IoOwner
+    u8 timeouts;  // block-layer timeouts since the request was first queued
 };
 
 enum class DeviceState : u8 {
     kInit,       // being mapped
     kOpen,       // opened on the server, IO flows
-    kClosed,     // the session is disconnected: IO fails with EIO
+    kClosed,     // the session is disconnected: IO is held or fails (Session::link_mode)
     kUnmapping,  // unmap started: IO fails, no new openers
 };
 
@@ -107,6 +126,9 @@ public:
     int queue_rq(void* hctx, void* rq, IoRequest& io);
     static void io_done(void* context, int error);
     void complete_rq(IoRequest& io);
+    int timeout(IoRequest& io);
+    // Re-runs the queues (held IO looks at the state again). Session lock held.
+    void kick();
     int open_bdev(bool write);
     void release_bdev();
 
@@ -138,6 +160,8 @@ private:
     void remove_sysfs();
     void destroy_disk();
     void apply_limits(const codec::OpenRspFields& rsp);
+    void finish_io(IoRequest& io);
+    int hold_or_fail(void* hctx);
     void kobject_released() { kobjects_gone_.complete(); }
 
     Client& client_;
@@ -152,6 +176,10 @@ private:
 
     Atomic<u8> state_{u8(DeviceState::kInit)};
     Atomic<u32> remote_id_{0};
+    // The session's outage epoch when the device was last opened on the
+    // server: IO flows only while it is the current one (remote_id_ is
+    // meaningless in a session the server has re-created).
+    Atomic<u32> open_epoch_{0};
     Atomic<u64> remote_sectors_{0};
     bool opened_on_server_ = false;
     bool attached_ = false;  // in the session's device list
@@ -194,6 +222,15 @@ public:
     u32 max_segments() const { return attributes_.max_segments; }
     bool connected() const { return connected_.load(cxxrt::MemoryOrder::kRelaxed); }
 
+    // Outages: link_state_ = epoch << 2 | mode. DISCONNECTED starts a new
+    // epoch in kHolding; HOLD_EXPIRED moves it to kFailing; the end of the
+    // re-open round after RECONNECTED to kUp. A device whose open_epoch_ is
+    // not the current epoch (not re-opened yet) has its IO held in
+    // kHolding and failed otherwise.
+    enum LinkMode : u32 { kUp = 0, kHolding = 1, kFailing = 2 };
+    u32 epoch() const { return link_state_.load() >> 2; }
+    LinkMode link_mode() const { return LinkMode(link_state_.load() & 3); }
+
     cxxrt::ListNode registry_node;  // Client::sessions_ (sessions_lock_)
 
 private:
@@ -212,6 +249,7 @@ private:
     cxxrt::IntrusiveList<Device, &Device::session_node> devices_ CXXRT_GUARDED_BY(lock_);
     Atomic<bool> connected_{true};
     Atomic<bool> reopen_needed_{false};
+    Atomic<u32> link_state_{0};
     // Set by release_last_reference: link events no longer queue work.
     Atomic<bool> closing_{false};
     cxxrt::Work event_work_{cxxrt::lock_class<"rnbd::clt::Session::event_work_">,

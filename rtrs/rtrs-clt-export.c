@@ -65,3 +65,15 @@ int rtrs_client_request(struct rtrs_client_session *session, struct rtrs_client_
 				    done_context);
 }
 EXPORT_SYMBOL_GPL(rtrs_client_request);
+
+int rtrs_client_set_io_hold_timeout(struct rtrs_client_session *session, unsigned int timeout_ms)
+{
+	return rtrs_clt_cxx_set_io_hold_timeout(session, timeout_ms);
+}
+EXPORT_SYMBOL_GPL(rtrs_client_set_io_hold_timeout);
+
+void rtrs_client_abort(struct rtrs_client_session *session, struct rtrs_client_permit *permit, int final)
+{
+	rtrs_clt_cxx_abort(session, permit, final);
+}
+EXPORT_SYMBOL_GPL(rtrs_client_abort);

@@ -615,6 +615,7 @@ Result<void> Path::submit(Permit& permit)
         cxxrt::copy_bytes(message, permit.user_header, permit.header_length);
 
     request.permit_ = &permit;
+    permit.path_index.store(index_, cxxrt::MemoryOrder::kRelaxed);
     request.connection_ = connection;
     request.sg_mapped_ = false;
     request.pending_errno_ = 0;
@@ -754,6 +755,8 @@ void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan p
         }
         return;
     case ReceiveKind::kResponse:
+        if (fault_applies(g_faults.drop_responses, index_)) [[unlikely]]
+            return;  // fault injection: a server that never answers (the IO stays in flight)
         complete_request(decision);
         return;
     case ReceiveKind::kHeartbeat:

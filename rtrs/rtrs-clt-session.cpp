@@ -34,6 +34,8 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     if (params.max_reconnect_attempts < ReconnectBudget::kMinAttempts ||
         params.max_reconnect_attempts > ReconnectBudget::kMaxAttempts)
         return Error(cxxrt::err::kInval);
+    if (!IoHold::valid(params.io_hold_timeout_ms))
+        return Error(cxxrt::err::kInval);
 
     auto made = CXXRT_TRY(cxxrt::make_unique<Session>(Gfp::kernel()));
     Session& session = *made;
@@ -49,6 +51,10 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
     session.reconnect_delay_seconds_ = params.reconnect_delay_seconds;
     session.max_reconnect_attempts_.store(params.max_reconnect_attempts);
+    {
+        cxxrt::MutexGuard guard(session.setup_);
+        (void)session.hold_.set_timeout(params.io_hold_timeout_ms);
+    }
     session.user_header_size_ = params.user_header_size;
     session.port_ = params.paths[0].destination.port;
     session.cursors_ = CXXRT_TRY(cxxrt::PerCpu<u32>::create(Gfp::kernel()));
@@ -144,6 +150,8 @@ void Session::close()
     for (u32 i = 0; i < count; ++i)
         if (Path* path = path_at(i))
             path->close();
+    // Its work checks closing_: nothing is reported after this.
+    hold_work_.cancel_sync();
     // Directories last: their handlers may still have been running.
     for (u32 i = 0; i < count; ++i)
         if (Path* path = path_at(i))
@@ -319,6 +327,7 @@ int Session::request(Permit& permit, rtrs_direction direction, u32 header_length
     permit.data_length = data_length;
     permit.done = done;
     permit.done_context = done_context;
+    permit.aborted.store(false);
     return submit(permit, nullptr).to_errno();
 }
 
@@ -371,9 +380,29 @@ Result<void> Session::submit(Permit& permit, Path* excluded)
 
 void Session::fail_over(Permit& permit, Path& failed)
 {
+    if (permit.aborted.load()) {
+        complete(permit, -cxxrt::err::kTimedOut);
+        return;
+    }
     if (!closing_.load() && submit(permit, &failed))
         return;
-    complete(permit, -cxxrt::err::kConnReset);
+    // Not a server's answer (remote errnos never include it): the user may
+    // hold the IO and submit it again once a path is back.
+    complete(permit, -cxxrt::err::kNotConn);
+}
+
+void Session::abort(Permit& permit, bool final)
+{
+    if (final)
+        permit.aborted.store(true);
+    // The path stays allocated while we look (remove_path waits for a
+    // grace period after clearing its slot).
+    cxxrt::RcuReadGuard rcu;
+    const u32 index = permit.path_index.load();
+    if (index >= slot_count())
+        return;
+    if (Path* path = path_at(index))
+        path->fail(final ? "IO aborted after timeouts" : "IO timed out");
 }
 
 void Session::complete(Permit& permit, int error)
@@ -381,32 +410,63 @@ void Session::complete(Permit& permit, int error)
     permit.done(permit.done_context, error);
 }
 
+void Session::report(rtrs_link_event event)
+{
+    if (callbacks_.link_event)
+        callbacks_.link_event(callbacks_.context, event);
+}
+
 void Session::path_up()
 {
-    bool reconnected = false;
-    {
-        cxxrt::MutexGuard guard(setup_);
-        if (connected_paths_.fetch_add(1) == 0 && link_down_reported_) {
-            link_down_reported_ = false;
-            reconnected = true;
-        }
+    cxxrt::MutexGuard guard(setup_);
+    if (connected_paths_.fetch_add(1) == 0 && link_down_reported_) {
+        link_down_reported_ = false;
+        hold_.stop();
+        // Not the sync cancel: the work takes setup_. If it runs anyway it
+        // finds the hold stopped.
+        (void)hold_work_.cancel();
+        report(RTRS_LINK_RECONNECTED);
     }
-    if (reconnected && callbacks_.link_event)
-        callbacks_.link_event(callbacks_.context, RTRS_LINK_RECONNECTED);
 }
 
 void Session::path_down()
 {
-    bool disconnected = false;
-    {
-        cxxrt::MutexGuard guard(setup_);
-        if (connected_paths_.fetch_sub(1) == 1 && !closing_.load()) {
-            link_down_reported_ = true;
-            disconnected = true;
-        }
+    cxxrt::MutexGuard guard(setup_);
+    if (connected_paths_.fetch_sub(1) == 1 && !closing_.load()) {
+        link_down_reported_ = true;
+        hold_.start(now_ns());
+        report(RTRS_LINK_DISCONNECTED);
+        schedule_hold_expiry();
     }
-    if (disconnected && callbacks_.link_event)
-        callbacks_.link_event(callbacks_.context, RTRS_LINK_DISCONNECTED);
+}
+
+void Session::schedule_hold_expiry()
+{
+    if (!hold_.holding() || closing_.load())
+        return;
+    if (hold_.expire_if_due(now_ns())) {
+        cxxrt::log::warn("session %s: no path back within io_hold_timeout_ms (%u ms): held IO fails", name_,
+                         hold_.timeout_ms());
+        report(RTRS_LINK_HOLD_EXPIRED);
+        return;
+    }
+    (void)hold_work_.mod_on(workqueue(), static_cast<unsigned long>(hold_.remaining_ms(now_ns())));
+}
+
+void Session::hold_expiry()
+{
+    cxxrt::MutexGuard guard(setup_);
+    schedule_hold_expiry();
+}
+
+Result<void> Session::set_io_hold_timeout(u64 timeout_ms)
+{
+    cxxrt::MutexGuard guard(setup_);
+    if (!hold_.set_timeout(timeout_ms))
+        return Error(cxxrt::err::kInval);
+    // During an outage the deadline moves (from the outage's start).
+    schedule_hold_expiry();
+    return {};
 }
 
 }  // namespace rtrs::clt

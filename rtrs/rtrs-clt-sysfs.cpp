@@ -123,6 +123,24 @@ Result<void> Session::store_mpath_policy(Input& in)
     return {};
 }
 
+Result<void> Session::show_io_hold_timeout_ms(Output& out)
+{
+    cxxrt::MutexGuard guard(setup_);
+    out.print("%u\n", hold_.timeout_ms());
+    return {};
+}
+
+Result<void> Session::store_io_hold_timeout_ms(Input& in)
+{
+    auto value = cxxrt::parse::parse_unsigned(in.line(), IoHold::kMaxMs);
+    if (value.is_error()) {
+        cxxrt::log::err_ratelimited("%s: io_hold_timeout_ms: expected 0 .. %u (milliseconds)", name_,
+                                    IoHold::kMaxMs);
+        return Error(cxxrt::err::kInval);
+    }
+    return set_io_hold_timeout(value.value());
+}
+
 Result<void> Session::store_add_path(Input& in)
 {
     auto parsed = parse_path(in.text(), port_);
@@ -395,6 +413,7 @@ constexpr sysfs::Attribute<Session> kSessionAttributes[] = {
     {"max_reconnect_attempts", 0644, &Session::show_max_reconnect_attempts, &Session::store_max_reconnect_attempts},
     {"mp_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},
     {"mpath_policy", 0644, &Session::show_mpath_policy, &Session::store_mpath_policy},  // upstream's name
+    {"io_hold_timeout_ms", 0644, &Session::show_io_hold_timeout_ms, &Session::store_io_hold_timeout_ms},
     {"add_path", 0644, nullptr, &Session::store_add_path,
      "Usage: echo [<source addr>@]<destination addr> > add_path\n\n*addr ::= [ ip:<ipv4|ipv6> | gid:<gid> ]\n"},
 };

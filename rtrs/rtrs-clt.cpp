@@ -58,6 +58,8 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     kapi_debugfs_create_u64("fault_delay_ms", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.delay_ms));
     kapi_debugfs_create_u64("fault_delay_paths", debugfs,
                             reinterpret_cast<unsigned long long*>(&g_faults.delay_paths));
+    kapi_debugfs_create_u64("fault_drop_responses", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_faults.drop_responses));
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();
@@ -136,4 +138,17 @@ extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_pe
         return -cxxrt::err::kInval;
     return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
                                         done, done_context);
+}
+
+extern "C" int rtrs_clt_cxx_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
+{
+    if (!session)
+        return -cxxrt::err::kInval;
+    return session_of(session)->set_io_hold_timeout(timeout_ms).to_errno();
+}
+
+extern "C" void rtrs_clt_cxx_abort(rtrs_client_session* session, rtrs_client_permit* permit, int final) noexcept
+{
+    if (session && permit)
+        session_of(session)->abort(*permit_of(permit), final != 0);
 }

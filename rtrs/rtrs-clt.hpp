@@ -38,6 +38,7 @@
 #include "rtrs/ib/memory.hpp"
 #include "rtrs/ib/verbs.hpp"
 #include "rtrs/rtrs-addr.hpp"
+#include "rtrs/rtrs-clt-hold.hpp"
 #include "rtrs/rtrs-clt-state.hpp"
 #include "rtrs/rtrs-clt-sysfs.hpp"
 #include "rtrs/rtrs-clt-policy.hpp"
@@ -88,6 +89,7 @@ struct Faults {
     u64 qp_error;             // one-shot: the next IO or heartbeat tick moves all QPs of these paths to ERR
     u64 delay_ms;             // IO completions of delay_paths are held back this long (and
     u64 delay_paths;          //   their heartbeat round trip counts that much longer)
+    u64 drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
 };
 extern constinit Faults g_faults;
 inline bool fault_applies(const u64& mask, u32 path_index)
@@ -164,6 +166,10 @@ struct Permit : cxxrt::Pinned {
     u32 data_length = 0;
     rtrs_client_done_fn done = nullptr;
     void* done_context = nullptr;
+    // The slot of the path carrying the IO (Path::submit), for abort().
+    Atomic<u32> path_index{0};
+    // rtrs_client_abort(final): a fail-over completes it with -ETIMEDOUT.
+    Atomic<bool> aborted{false};
 };
 
 // Where chunk i lives on the server, per path (rkey may change per IO with
@@ -453,8 +459,13 @@ public:
 
     // Picks a connected path (not `excluded`) and submits; error if none took it.
     Result<void> submit(Permit& permit, Path* excluded);
-    // Process context: re-issues an IO of a failed path, or fails it.
+    // Process context: re-issues an IO of a failed path, or fails it
+    // (-ENOTCONN: no path; -ETIMEDOUT: aborted).
     void fail_over(Permit& permit, Path& failed);
+    // Any context: fails the path carrying the permit's IO (rtrs_client_abort).
+    void abort(Permit& permit, bool final);
+    // io_hold_timeout_ms (sysfs and rtrs_client_set_io_hold_timeout).
+    Result<void> set_io_hold_timeout(u64 timeout_ms);
     static void complete(Permit& permit, int error);
 
     // Path life, from the paths' work items (process context).
@@ -477,6 +488,8 @@ public:
     Result<void> show_mpath_policy(cxxrt::sysfs::Output& out);
     Result<void> store_mpath_policy(cxxrt::sysfs::Input& in);
     Result<void> store_add_path(cxxrt::sysfs::Input& in);
+    Result<void> show_io_hold_timeout_ms(cxxrt::sysfs::Output& out);
+    Result<void> store_io_hold_timeout_ms(cxxrt::sysfs::Input& in);
 
 private:
     Result<void> create_permits();
@@ -486,6 +499,11 @@ private:
     u32 slot_count() const { return slots_.load(cxxrt::MemoryOrder::kAcquire); }
     void publish(u32 slot, Path* path);
     struct LivePaths;
+    // The user's link event, under setup_ (events reach it in order).
+    void report(rtrs_link_event event) CXXRT_REQUIRES(setup_);
+    // Arms hold_work_ for the hold's deadline, or expires it now.
+    void schedule_hold_expiry() CXXRT_REQUIRES(setup_);
+    void hold_expiry();  // hold_work_
 
     char name_[wire::kNameMax + 1] = {};
     SessionNames::Entry name_entry_;  // claimed before any path connects
@@ -513,6 +531,8 @@ private:
     cxxrt::PerCpu<u32> cursors_;
     Atomic<u32> connected_paths_{0};
     bool link_down_reported_ = false;
+    IoHold hold_ CXXRT_GUARDED_BY(setup_);
+    cxxrt::DelayedWork hold_work_{cxxrt::Callback::to<&Session::hold_expiry>(this)};
     Atomic<bool> closing_{false};
     UniquePtr<SessionSysfs> sysfs_;
 };

@@ -49,13 +49,21 @@ struct rtrs_client_session;
 struct rtrs_client_permit;
 
 enum rtrs_link_event {
-	RTRS_LINK_DISCONNECTED = 0,    /* no path left: IO fails until reconnect */
+	/* No path left: new IO fails with -ENOTCONN; the user holds its IO
+	 * (io_hold_timeout_ms) until RECONNECTED or HOLD_EXPIRED. */
+	RTRS_LINK_DISCONNECTED = 0,
 	RTRS_LINK_RECONNECTED = 1,     /* a path is back after a disconnect */
+	/* io_hold_timeout_ms passed with no path back (at once if it is 0):
+	 * the user fails what it holds. Only between DISCONNECTED and the
+	 * next RECONNECTED, at most once per outage. */
+	RTRS_LINK_HOLD_EXPIRED = 2,
 };
 
 struct rtrs_client_callbacks {
 	void *context;
-	/* KAPI: process context (a work item); may sleep. */
+	/* KAPI: process context (a work item); may sleep, but is called under
+	 * the session's setup lock (events arrive in order): it must not call
+	 * back into the session. */
 	void (*link_event)(void *context, enum rtrs_link_event event);
 };
 
@@ -67,6 +75,10 @@ struct rtrs_client_open_params {
 	int max_reconnect_attempts;            /* -1: forever */
 	unsigned int user_header_size;         /* bytes of user header space per permit */
 	unsigned int poll_queues;              /* extra polled connections per path */
+	/* How long the user holds IO with no path connected before
+	 * RTRS_LINK_HOLD_EXPIRED; 0 = at once. 0 ... 3600000, else -EINVAL.
+	 * Also /sys/class/rtrs-client/<session>/io_hold_timeout_ms. */
+	unsigned int io_hold_timeout_ms;
 };
 
 #define RTRS_MAX_PATHS 128
@@ -115,6 +127,26 @@ int rtrs_client_request(struct rtrs_client_session *session, struct rtrs_client_
 			enum rtrs_direction direction, unsigned int header_length,
 			struct scatterlist *sg, unsigned int sg_count, unsigned int data_length,
 			rtrs_client_done_fn done, void *done_context) RTRS_API_NOEXCEPT;
+
+/*
+ * The session's io_hold_timeout_ms (as its sysfs file): 0 or -EINVAL
+ * above 3600000. During an outage the deadline moves with it (counted
+ * from the outage's start). KAPI: process context.
+ */
+int rtrs_client_set_io_hold_timeout(struct rtrs_client_session *session, unsigned int timeout_ms) RTRS_API_NOEXCEPT;
+
+/*
+ * The user stopped waiting for the IO it submitted on `permit` (e.g. the
+ * block layer's request timeout): the path carrying it is failed, which
+ * drains its queue pairs (no RDMA touches the IO's memory afterwards) and
+ * reconnects it. The IO's `done` then still runs exactly once: with the
+ * server's answer if one arrived first; else, with `final` set, with
+ * -ETIMEDOUT; without it, the IO fails over like any IO of a failed path.
+ * Only for a permit whose IO is in flight (the caller makes sure `done`
+ * has not run). KAPI: any context, no sleep.
+ */
+void rtrs_client_abort(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
+		       int final) RTRS_API_NOEXCEPT;
 
 /* ---- server ---- */
 

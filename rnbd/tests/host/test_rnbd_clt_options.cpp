@@ -132,6 +132,22 @@ TEST(MapOptions, PollQueues)
     expect_rejected(kBase + " nr_poll_queues=99999999999999999999", MapReason::kBadPollQueues);
 }
 
+TEST(MapOptions, IoHoldTimeout)
+{
+    Outcome plain = map(kBase);
+    EXPECT_EQ(plain.options.io_hold_timeout_ms, kDefaultIoHoldTimeoutMs);
+    EXPECT_FALSE(plain.options.io_hold_timeout_given);
+    Outcome zero = map(kBase + " io_hold_timeout_ms=0");
+    EXPECT_EQ(zero.rc, 0);
+    EXPECT_EQ(zero.options.io_hold_timeout_ms, 0u);
+    EXPECT_TRUE(zero.options.io_hold_timeout_given);
+    EXPECT_EQ(map(kBase + " io_hold_timeout_ms=3600000").options.io_hold_timeout_ms, 3600000u);
+    EXPECT_EQ(map("io_hold_timeout_ms=1500 " + kBase).options.io_hold_timeout_ms, 1500u);
+    for (const char* bad : {"3600001", "-1", "+5", "5s", "0x", "18446744073709551616"})
+        expect_rejected(kBase + " io_hold_timeout_ms=" + bad, MapReason::kBadIoHoldTimeout);
+    expect_syntax(kBase + " io_hold_timeout_ms=1 io_hold_timeout_ms=2", Reason::kDuplicateKey);
+}
+
 TEST(MapOptions, DestinationPort)
 {
     EXPECT_EQ(map(kBase + " dest_port=1").options.destination_port, 1);

@@ -1,6 +1,7 @@
 // /sys/class/rtrs-client/<session>/ : the client's administration tree (the
 // ABI of seeds/002 and Documentation/upstream-facts.md section 9): the
-// session's max_reconnect_attempts and mpath_policy, and per path
+// session's max_reconnect_attempts, mpath_policy and io_hold_timeout_ms
+// (ours: how long the user holds IO with no path), and per path
 // paths/<src@dst>/{state, hca_name, hca_port, src_addr, dst_addr,
 // cur_latency, disconnect, reconnect, remove_path, stats/{rdma, reconnects,
 // cpu_migration[_from|_to], sg_entries, rdma_lat, wc_completion, reset_all}}

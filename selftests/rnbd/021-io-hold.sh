@@ -85,7 +85,7 @@ check "io_hold_timeout_ms: map_device option and session sysfs file read back, b
 # --- paths back within the hold: fio verify passes ----------------------------------------
 outage_within_hold() {
     # About 6 s of writes (rate-limited), then the verify pass.
-    fio --name=hold --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+    timeout 120 fio --name=hold --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
         --size=12M --rate=2m --verify=crc32c --verify_fatal=1 --output="$tmp/fio-a.out" >/dev/null 2>&1 &
     local fio=$!
     sleep 2
@@ -106,7 +106,7 @@ outage_longer_than_hold() {
     all_paths hold disconnect || return 1
     local start end
     start=$(now_ms)
-    dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &&
+    timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &&
         { diag "a write succeeded with no path"; return 1; }
     end=$(now_ms)
     diag "held write failed after $((end - start)) ms (io_hold_timeout_ms 2000): $(cat "$tmp/dd.err")"
@@ -114,13 +114,13 @@ outage_longer_than_hold() {
     [ $((end - start)) -ge 1500 ] || { diag "failed before the hold ended"; return 1; }
     [ $((end - start)) -le 6000 ] || { diag "failed too late"; return 1; }
     start=$(now_ms)
-    dd if=/dev/rnbd0 of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+    timeout 60 dd if=/dev/rnbd0 of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
         { diag "a read succeeded with no path"; return 1; }
     end=$(now_ms)
     diag "new IO after the hold failed after $((end - start)) ms"
     [ $((end - start)) -le 1000 ] || return 1
     all_paths hold reconnect && wait_connected hold && wait_state rnbd0 open || return 1
-    dd if=/dev/zero of=/dev/rnbd0 bs=4k count=8 oflag=direct status=none
+    timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=8 oflag=direct status=none
 }
 check "paths down past a 2 s hold: the held write fails with EIO in 1.5-6 s, new IO at once; IO works when back" \
     outage_longer_than_hold
@@ -129,12 +129,12 @@ check "paths down past a 2 s hold: the held write fails with EIO in 1.5-6 s, new
 unmap_while_held() {
     echo 60000 > $knob || return 1
     all_paths hold disconnect || return 1
-    dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &
+    timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &
     local dd=$! start end
     sleep 1
     kill -0 $dd 2>/dev/null || { diag "the write was not held: $(cat "$tmp/dd.err")"; return 1; }
     start=$(now_ms)
-    echo force > /sys/block/rnbd0/rnbd_client/unmap_device || return 1
+    timeout 60 sh -c 'echo force > /sys/block/rnbd0/rnbd_client/unmap_device' || return 1
     end=$(now_ms)
     diag "forced unmap took $((end - start)) ms"
     wait $dd && { diag "the held write succeeded"; return 1; }
@@ -149,7 +149,7 @@ stuck_request() {
     echo 18446744073709551615 > $dbg/fault_drop_responses || return 1
     local start end
     start=$(now_ms)
-    dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &&
+    timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &&
         { diag "the unanswered write succeeded"; return 1; }
     end=$(now_ms)
     echo 0 > $dbg/fault_drop_responses

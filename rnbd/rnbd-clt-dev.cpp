@@ -243,7 +243,9 @@ void Device::unmap(bool force)
     }
     if (opened_on_server_) {
         opened_on_server_ = false;
-        if (session_->connected()) {
+        // Our device id means nothing in a session the server re-created
+        // after an outage, until the device is re-opened there.
+        if (session_->connected() && open_epoch_.load() == session_->epoch()) {
             auto closed = session_->close_device(remote_id_.load());
             if (!closed)
                 log::warn("%s: CLOSE on the server failed (%d)", disk_name(), closed.to_errno());

@@ -112,17 +112,20 @@ outage_longer_than_hold() {
     diag "held write failed after $((end - start)) ms (io_hold_timeout_ms 2000): $(cat "$tmp/dd.err")"
     grep -q "Input/output error" "$tmp/dd.err" || return 1
     [ $((end - start)) -ge 1500 ] || { diag "failed before the hold ended"; return 1; }
-    [ $((end - start)) -le 6000 ] || { diag "failed too late"; return 1; }
+    [ $((end - start)) -le 10000 ] || { diag "failed too late"; return 1; }
+    # An ended hold stays ended until a path is back, whatever the value
+    # becomes: new IO fails at once, not after another 60 s.
+    echo 60000 > $knob || return 1
     start=$(now_ms)
     timeout 60 dd if=/dev/rnbd0 of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
         { diag "a read succeeded with no path"; return 1; }
     end=$(now_ms)
     diag "new IO after the hold failed after $((end - start)) ms"
-    [ $((end - start)) -le 1000 ] || return 1
+    [ $((end - start)) -lt 20000 ] || return 1
     all_paths hold reconnect && wait_connected hold && wait_state rnbd0 open || return 1
     timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=8 oflag=direct status=none
 }
-check "paths down past a 2 s hold: the held write fails with EIO in 1.5-6 s, new IO at once; IO works when back" \
+check "paths down past a 2 s hold: the held write fails with EIO in 1.5-10 s, new IO without a new hold; IO works when back" \
     outage_longer_than_hold
 
 # --- forced unmap while IO is held --------------------------------------------------------------
@@ -147,15 +150,26 @@ stuck_request() {
     map stuck io_hold_timeout_ms=60000 && wait_dev rnbd0 || return 1
     echo 2000 > /sys/block/rnbd0/queue/io_timeout || return 1
     echo 18446744073709551615 > $dbg/fault_drop_responses || return 1
-    local start end
+    local start end dd
     start=$(now_ms)
-    timeout 60 dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &&
-        { diag "the unanswered write succeeded"; return 1; }
+    # In the background: a request nobody completes cannot be killed.
+    dd if=/dev/zero of=/dev/rnbd0 bs=4k count=1 oflag=direct status=none 2>"$tmp/dd.err" &
+    dd=$!
+    while kill -0 $dd 2>/dev/null && [ $(($(now_ms) - start)) -lt 40000 ]; do sleep 0.2; done
     end=$(now_ms)
     echo 0 > $dbg/fault_drop_responses
+    if kill -0 $dd 2>/dev/null; then
+        diag "the unanswered write is still waiting after $((end - start)) ms"
+        # Recover: with no path and no hold, the transport gives it back.
+        echo 0 > /sys/class/rtrs-client/stuck/io_hold_timeout_ms
+        all_paths stuck disconnect
+        wait $dd
+        return 1
+    fi
+    wait $dd && { diag "the unanswered write succeeded"; return 1; }
     diag "unanswered write failed after $((end - start)) ms (io_timeout 2000 ms): $(cat "$tmp/dd.err")"
     grep -q "Input/output error" "$tmp/dd.err" || return 1
-    [ $((end - start)) -ge 3500 ] && [ $((end - start)) -le 40000 ]
+    [ $((end - start)) -ge 3500 ]
 }
 check "a write the server never answers fails with EIO after two 2 s block timeouts" stuck_request
 echo 0 > $dbg/fault_drop_responses

@@ -34,6 +34,8 @@ FUZZ_TARGET(data, size)
     FUZZ_CHECK(!options.device_path.is_empty() && options.device_path.length() <= rnbd::clt::kMaxNameLength);
     FUZZ_CHECK(inside(options.session_name, text, size) && inside(options.device_path, text, size));
     FUZZ_CHECK(options.destination_port != 0 && options.poll_queues <= 4);
+    FUZZ_CHECK(options.io_hold_timeout_ms <= rnbd::clt::kMaxIoHoldTimeoutMs);
+    FUZZ_CHECK(options.io_hold_timeout_given || options.io_hold_timeout_ms == rnbd::clt::kDefaultIoHoldTimeoutMs);
     for (unsigned i = 0; i < options.path_count; ++i)
         FUZZ_CHECK(options.paths[i].port == options.destination_port);
     for (unsigned i = 0; i < options.session_name.length(); ++i)

@@ -445,8 +445,9 @@ void Session::schedule_hold_expiry()
     if (!hold_.holding() || closing_.load())
         return;
     if (hold_.expire_if_due(now_ns())) {
-        cxxrt::log::warn("session %s: no path back within io_hold_timeout_ms (%u ms): held IO fails", name_,
-                         hold_.timeout_ms());
+        if (hold_.timeout_ms())
+            cxxrt::log::warn("session %s: no path back within io_hold_timeout_ms (%u ms): held IO fails",
+                             name_, hold_.timeout_ms());
         report(RTRS_LINK_HOLD_EXPIRED);
         return;
     }

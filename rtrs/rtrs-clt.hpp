@@ -532,7 +532,8 @@ private:
     Atomic<u32> connected_paths_{0};
     bool link_down_reported_ = false;
     IoHold hold_ CXXRT_GUARDED_BY(setup_);
-    cxxrt::DelayedWork hold_work_{cxxrt::Callback::to<&Session::hold_expiry>(this)};
+    cxxrt::DelayedWork hold_work_{cxxrt::lock_class<"rtrs::clt::Session::hold_work_">,
+                                  cxxrt::Callback::to<&Session::hold_expiry>(this)};
     Atomic<bool> closing_{false};
     UniquePtr<SessionSysfs> sysfs_;
 };

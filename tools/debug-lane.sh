@@ -35,8 +35,9 @@ if ! make -C "$tree" KDIR="$dir/build" modules selftest-modules > "$out/debug-bu
     say "module build against the debug kernel failed (log: $out/debug-build.log)"; exit 1
 fi
 grep -E '^check-ko:' "$out/debug-build.log"
-# The gates must still refuse a static constructor, now among KASAN's own.
-"$top/tools/gate-tests/run.sh" "$dir/build" > "$out/debug-gates.log" 2>&1
+# The gates must still refuse a static constructor, now among KASAN's own
+# (the other cases do not depend on the kernel's config).
+"$top/tools/gate-tests/run.sh" "$dir/build" static-ctor > "$out/debug-gates.log" 2>&1
 gates=$?
 grep -E '^(ok|not ok)' "$out/debug-gates.log" | sed 's/^/gates on the debug kernel: /'
 

@@ -8,7 +8,7 @@
 #   make bench      benchmarks against upstream RNBD (not part of check)
 #   make churn      1000 module load/unload and 1000 map/IO/unmap cycles in a VM, and
 #                   the allocation-failure sweep at every allocation (CHURN_CYCLES=N;
-#                   `make check` runs 50 cycles each and every 8th allocation)
+#                   `make check` runs 25 cycles each and every 16th allocation)
 #   make vm         an interactive shell in the test VM
 #   make clean
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Module churn: CHURN_CYCLES (default 50, as in `make check`; `make churn`
+# Module churn: CHURN_CYCLES (default 25, as in `make check`; `make churn`
 # runs 1000) cycles of loading rtrs-client, rtrs-server, rnbd-client, rnbd-server (dependency
 # order) and unloading them in reverse. Memory figures (MemAvailable,
 # MemFree, Slab, SUnreclaim, active slab objects) are printed at the start,
@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
-cycles=${CHURN_CYCLES:-50}
+cycles=${CHURN_CYCLES:-25}
 slab_tol=${CHURN_SLAB_TOL_KB:-1024}
 mem_tol=${CHURN_MEM_TOL_KB:-65536}
 vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Map/unmap churn on our whole stack over Soft-RoCE loopback: CHURN_CYCLES
-# (default 50, as in `make check`; `make churn` runs 1000) cycles of mapping /dev/ram0 in a new
+# (default 25, as in `make check`; `make churn` runs 1000) cycles of mapping /dev/ram0 in a new
 # session (connect, INFO, OPEN), writing 8 KiB of random data at a moving
 # offset (O_DIRECT), reading it back and comparing checksums, and unmapping
 # (the session closes with its last device). Memory figures (MemAvailable,
@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
-cycles=${CHURN_CYCLES:-50}
+cycles=${CHURN_CYCLES:-25}
 slab_tol=${CHURN_SLAB_TOL_KB:-1024}
 mem_tol=${CHURN_MEM_TOL_KB:-65536}
 vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}

@@ -26,10 +26,10 @@
 # for map (followed by a little IO) and unmap.
 # Environment: SWEEP_MODULES, SWEEP_PHASES, FAILSLAB_PHASES (subsets; empty
 # skips), SWEEP_MAX (default 150) and FAILSLAB_MAX (default 400): bounds, a
-# sweep that has not ended by then fails. SWEEP_STRIDE (default 8, as in
+# sweep that has not ended by then fails. SWEEP_STRIDE (default 16, as in
 # `make check`; `make churn` runs 1): N = 1, 1+S, 1+2S, ... A step takes
 # 5-11 s under TCG; our client's map makes about 90 allocations, so stride 1
-# takes about 30 minutes, stride 8 about 5. FAILSLAB_STRIDE (default 8):
+# takes about 30 minutes, stride 8 about 5, stride 16 about 3. FAILSLAB_STRIDE (default 8):
 # the same for the failslab part (the debug kernel is about 40 times slower).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -40,7 +40,7 @@ cd "$(dirname "$0")/../.."
 modules=(${SWEEP_MODULES-rnbd_client rtrs_client rnbd_server rtrs_server})
 phases=(${SWEEP_PHASES-map io unmap})
 max=${SWEEP_MAX:-150}
-stride=${SWEEP_STRIDE:-8}
+stride=${SWEEP_STRIDE:-16}
 all=(rnbd_client rtrs_client rnbd_server rtrs_server)
 ctl=/sys/kernel/rnbd_client/map_device
 srv=/sys/kernel/debug/rtrs_server

@@ -724,6 +724,7 @@ Result<void> Path::submit(Permit& permit)
             fail("cannot post an IO after its registration");
         return fail_submit(posted.error());
     }
+    count(g_counters.submitted, 1);
     leave_submission();
     return {};
 }
@@ -903,6 +904,7 @@ void Path::fail_over_requests()
         if (!permit)
             continue;
         stats_.with_this_cpu([](ClientCpuStats& stats) { record_failover(stats); });
+        count(g_counters.failovers, 1);
         session_.fail_over(*permit, *this);
     }
 }

@@ -381,6 +381,7 @@ Result<void> Session::submit(Permit& permit, Path* excluded)
 void Session::fail_over(Permit& permit, Path& failed)
 {
     if (permit.aborted.load()) {
+        count(g_counters.failover_errors, 1);
         complete(permit, -cxxrt::err::kTimedOut);
         return;
     }
@@ -388,6 +389,7 @@ void Session::fail_over(Permit& permit, Path& failed)
         return;
     // Not a server's answer (remote errnos never include it): the user may
     // hold the IO and submit it again once a path is back.
+    count(g_counters.failover_errors, 1);
     complete(permit, -cxxrt::err::kNotConn);
 }
 

@@ -19,6 +19,7 @@ Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>
 }  // namespace
 
 constinit Faults g_faults = {};
+constinit Counters g_counters = {};
 
 cxxrt::Workqueue& workqueue() { return *g_workqueue; }
 SessionNames& session_names() { return *g_session_names; }
@@ -60,6 +61,11 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
                             reinterpret_cast<unsigned long long*>(&g_faults.delay_paths));
     kapi_debugfs_create_u64("fault_drop_responses", debugfs,
                             reinterpret_cast<unsigned long long*>(&g_faults.drop_responses));
+    // Counters (read-only use: see struct Counters).
+    kapi_debugfs_create_u64("submitted", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.submitted));
+    kapi_debugfs_create_u64("failovers", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.failovers));
+    kapi_debugfs_create_u64("failover_errors", debugfs,
+                            reinterpret_cast<unsigned long long*>(&g_counters.failover_errors));
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();

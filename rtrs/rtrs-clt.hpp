@@ -92,6 +92,23 @@ struct Faults {
     u64 drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
 };
 extern constinit Faults g_faults;
+
+// Client-wide request counters (debugfs /sys/kernel/debug/rtrs_client/;
+// updated atomically). Unlike a path's stats/rdma they survive remove_path,
+// so a test can account for every request:
+//   submitted - (failovers - failover_errors) = requests of the users that
+//   reached a path.
+struct Counters {
+    u64 submitted;        // requests posted on a path (a failed-over one counts again)
+    u64 failovers;        // in-flight requests taken off a failed path
+    u64 failover_errors;  // of those, the ones no other path took (completed with an error)
+};
+extern constinit Counters g_counters;
+inline void count(u64& counter, u64 delta)
+{
+    __atomic_fetch_add(&counter, delta, __ATOMIC_RELAXED);
+}
+
 inline bool fault_applies(const u64& mask, u32 path_index)
 {
     const u64 value = __atomic_load_n(&mask, __ATOMIC_RELAXED);

@@ -134,7 +134,12 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     case T::kUnreachable:
     case T::kConnectError:
         cxxrt::log::err("connection %u: %s (%d)", cid_, event.name(), event.status);
-        finish_connect(-cxxrt::err::kHostUnreach);
+        // After the handshake the CM has given the connection up (seen on a
+        // cable pull): the path must fail and reconnect, not wait forever.
+        if (established_.load())
+            path_.connection_lost(cid_, event.name());
+        else
+            finish_connect(-cxxrt::err::kHostUnreach);
         return;
     case T::kDisconnected:
     case T::kDeviceRemoval:

@@ -3,7 +3,8 @@
 #   1. setup (idempotent)           5. lint; host script tests (tools/tests)
 #   2. modules build, no warnings   6. build gates (tools/gate-tests)
 #   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
-#   4. fuzzers (bounded time)       8. VM negative tests: the runner must fail
+#   4. fuzzers (bounded time)       8. VM pair: two VMs, rnbd across cable pulls
+#                                   9. VM negative tests: the runner must fail
 #                                      on a WARN and on a leaked object
 #   9. debug lane: the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
 #      built once and cached outside the clone), our modules built against
@@ -130,6 +131,20 @@ grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -2
 read -r p f < <(tap_count "$out/vm-selftests.log")
 [ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
 record "VM selftests" "$p" "$f"
+
+stage "VM pair: two VMs on a virtual wire, rnbd with fio verify across cable pulls"
+# selftests/pair/rnbd-cable-pull.sh boots VM a (server) and VM b (client)
+# with tools/vm/run-pair.sh; both consoles are judged like run.sh's.
+rm -rf "$out/pair"
+selftests/pair/rnbd-cable-pull.sh --dir "$out/pair" > "$out/vm-pair.out" 2>&1; rc=$?
+grep -E '^\[[ab]\] (ok|not ok|# b: (pull|path))|run-pair.sh:' "$out/vm-pair.out" | tail -40
+pp=0 pf=0
+for l in "$out/pair/a.log" "$out/pair/b.log"; do
+    [ -e "$l" ] || continue
+    read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
+done
+[ $rc = 0 ] || pf=$((pf + 1))  # a run failed (crash, WARN, timeout, ...)
+record "VM pair (cable pull)" "$pp" "$pf"
 
 stage "VM negative tests (the runner must catch these)"
 neg_p=0 neg_f=0

@@ -30,6 +30,14 @@
 # "cm_destroy_id_wait_timeout ... state 11", DREQ_SENT, refcnt=1) and no CM
 # traffic passes on that device again. That is below RTRS (upstream's RTRS
 # makes the same calls); `rdma link del`/`add` covers a device going away.
+# Also excluded (TODO): the server's always_invalidate=Y. Its per-IO chunk
+# re-registration (a REG_MR behind the answer's sends) meets Debian 6.1's
+# rxe re-executing executed REG_MRs when it retransmits (rxe_req.c:
+# req_retry rewinds to the consumer index and rxe_requester runs local ops
+# again): "rxe_reg_fast_mr: mr->lkey = ... not free", the QP dies; seen once
+# in ~165 loopback faults, coinciding with an injected fault on the other
+# path, so both paths were down and IO failed. The server runs with
+# always_invalidate=N here.
 # The RNG seed is printed: FAULT_SEED=<seed> replays the same order/timing.
 # Environment: FAULT_SEED, FAULTS (default 100). Runtime ~3-4 min (TCG).
 . "$(dirname "$0")/../lib.sh"
@@ -65,7 +73,7 @@ klog() { dmesg | sed -n "/$mark/,\$p"; }
 setup() {
     rxe_setup 2 >/dev/null || return 1
     modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=16384 || return 1
-    insmod rtrs/rtrs-server.ko sess_queue_depth=64 && insmod rnbd/rnbd-server.ko &&
+    insmod rtrs/rtrs-server.ko sess_queue_depth=64 always_invalidate=N && insmod rnbd/rnbd-server.ko &&
         insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
 }
 check "setup: two rxe paths, brd, our four modules" setup
@@ -212,6 +220,7 @@ fio_pid=
 summary=""
 for k in "${kinds[@]}"; do summary="$summary $k=${injected[$k]:-0}"; done
 for k in "${kinds[@]}"; do diag "  $k: ${injected[$k]:-0} injected, $(( ${spent[$k]:-0} / 1000 )) s spent in them"; done
+diag "TODO: always_invalidate=Y excluded: Debian 6.1's rxe re-executes REG_MRs on retransmit (see the header)"
 diag "TODO: fault kind 'netdev admin down under rxe' excluded: Debian 6.1's rxe wedges its GSI QP (see the header)"
 diag "injected in ${took} s: $failures path failures ($summary ), $kicks kicks"
 check "at least $target path failures injected" test "$failures" -ge "$target"

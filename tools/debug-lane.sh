@@ -37,7 +37,7 @@ fi
 grep -E '^check-ko:' "$out/debug-build.log"
 # The gates must still refuse a static constructor, now among KASAN's own
 # (the other cases do not depend on the kernel's config).
-"$top/tools/gate-tests/run.sh" "$dir/build" static-ctor > "$out/debug-gates.log" 2>&1
+GATE_TESTS_DIR=$top/build/debug/gate-tests "$top/tools/gate-tests/run.sh" "$dir/build" static-ctor > "$out/debug-gates.log" 2>&1
 gates=$?
 grep -E '^(ok|not ok)' "$out/debug-gates.log" | sed 's/^/gates on the debug kernel: /'
 
@@ -46,14 +46,14 @@ else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.lis
 fi
 say "selftests: ${patterns[*]}"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
-    --mem 3072 --boot-timeout 300 --cwd "$tree" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
+    --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
     --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m selftests/run.sh "${patterns[@]}"
 vm=$?
 # Lockdep sees each C++ lock as its own class: an AB-BA order of two C++
 # mutexes (cxxrt-selftest.ko lock_inversion=1) must be reported by name and
 # fail its run. The control (the module without it passes) is cxxrt/ above.
 "$top/tools/vm/selftest-lockdep.sh" --no-control --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" \
-    --abi "$release" --mem 3072 --boot-timeout 300 --cwd "$tree" > "$out/debug-lockdep.log" 2>&1
+    --abi "$release" --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" > "$out/debug-lockdep.log" 2>&1
 lockdep=$?
 cat "$out/debug-lockdep.log"
 [ $vm = 0 ] && [ $gates = 0 ] && [ $lockdep = 0 ]

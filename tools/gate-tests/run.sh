@@ -9,7 +9,7 @@
 set -uo pipefail
 kdir=${1:?usage: run.sh KDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$top/build/gate-tests
+work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
 cases=(static-ctor plain-new eh-frame)

@@ -6,7 +6,7 @@
 #   4. fuzzers (bounded time)       8. VM pair: two VMs, rnbd across cable pulls
 #                                   9. VM negative tests: the runner must fail
 #                                      on a WARN and on a leaked object
-#   9. debug lane (in the background from the start, collected at the end):
+#  10. debug lane (in the background from the start, collected at the end):
 #      the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
 #      built once and cached outside the clone), our modules built against
 #      it, the selftests of selftests/debug-lane.list and a kmemleak scan

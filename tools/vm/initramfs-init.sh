@@ -21,12 +21,15 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null || mount -t tmpfs dev /dev
 
 # Kernel command line parameters of ours: vm.abi= vm.kdir= vm.results=1
-abi=; kdir=
+# (vm.cwd=/vm.cmd= belong to stage 2; read here only to place /tmp)
+abi=; kdir=; cwd=; cmd=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         vm.abi=*) abi=${arg#vm.abi=} ;;
         vm.kdir=*) kdir=${arg#vm.kdir=} ;;
         vm.results=*) results=${arg#vm.results=} ;;
+        vm.cwd=*) cwd=${arg#vm.cwd=} ;;
+        vm.cmd=*) cmd=${arg#vm.cmd=} ;;
     esac
 done
 
@@ -50,11 +53,12 @@ mkdir -p $n/dev/pts $n/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $n/dev/pts
 mount -t tmpfs tmpfs $n/dev/shm
 mount -t tmpfs -o mode=0755 tmpfs $n/run
-# A private /tmp, unless the kernel tree (and so the repo, e.g. a CI clone)
-# lives under the host's /tmp: then keep the overlay's view, which is
-# writable anyway, or the guest could not see the repo.
-case "$kdir" in
-    /tmp/*) ;;
+# A private /tmp, unless the kernel tree, the working directory or the
+# command (and so the repo, e.g. a CI clone) lives under the host's /tmp:
+# then keep the overlay's view, which is writable anyway, or the guest could
+# not see them (a debug kernel cached in ~/.cache with a clone in /tmp).
+case "$kdir $cwd $cmd" in
+    /tmp/*|*" /tmp/"*) ;;
     *) mount -t tmpfs -o mode=1777 tmpfs $n/tmp ;;
 esac
 mount -t debugfs debugfs $n/sys/kernel/debug 2>/dev/null

@@ -37,7 +37,7 @@ if [ -f "$dir/done" ]; then
     echo "$dir"; exit 0
 fi
 
-say "building (key $key; about 15-25 minutes on 2 cores) in $dir"
+say "building (key $key; about 8 minutes on 2 idle cores, longer beside other work) in $dir"
 rm -rf "$dir"; mkdir -p "$dir"
 started=$SECONDS
 tar -C "$dir" -xf "$tarball"

@@ -49,23 +49,26 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         (void)cxxrt_module_exit();
         return -cxxrt::err::kNoMem;
     }
-    // /sys/kernel/debug/rtrs_client/fault_*: see struct Faults.
+    // /sys/kernel/debug/rtrs_client/: the fault knobs (struct Faults) and the
+    // request counters (struct Counters, read-only use).
+    struct DebugfsU64 {
+        const char* name;
+        u64* value;
+    };
+    const DebugfsU64 knobs[] = {
+        {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
+        {"fault_drop_heartbeat_acks", &g_faults.drop_heartbeat_acks},
+        {"fault_qp_error", &g_faults.qp_error},
+        {"fault_delay_ms", &g_faults.delay_ms},
+        {"fault_delay_paths", &g_faults.delay_paths},
+        {"fault_drop_responses", &g_faults.drop_responses},
+        {"submitted", &g_counters.submitted},
+        {"failovers", &g_counters.failovers},
+        {"failover_errors", &g_counters.failover_errors},
+    };
     void* debugfs = cxxrt_module_debugfs_dir();
-    kapi_debugfs_create_u64("fault_drop_heartbeats", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeats));
-    kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
-    kapi_debugfs_create_u64("fault_qp_error", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.qp_error));
-    kapi_debugfs_create_u64("fault_delay_ms", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.delay_ms));
-    kapi_debugfs_create_u64("fault_delay_paths", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.delay_paths));
-    kapi_debugfs_create_u64("fault_drop_responses", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.drop_responses));
-    // Counters (read-only use: see struct Counters).
-    kapi_debugfs_create_u64("submitted", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.submitted));
-    kapi_debugfs_create_u64("failovers", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.failovers));
-    kapi_debugfs_create_u64("failover_errors", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_counters.failover_errors));
+    for (const DebugfsU64& knob : knobs)
+        kapi_debugfs_create_u64(knob.name, debugfs, reinterpret_cast<unsigned long long*>(knob.value));
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();

@@ -181,7 +181,6 @@ void *kapi_sysfs_group_alloc(const char *name, unsigned int count, int kobj_flav
 	return g;
 }
 
-/* KAPI: process context, before the group is used anywhere. */
 /*
  * sysfs_attr_init() gives every attribute of one call site one lockdep class
  * for its kernfs active reference (a store removing another directory's
@@ -195,6 +194,7 @@ static void kapi_sysfs_attr_set_key(struct attribute *attr, const void *lock_key
 #endif
 }
 
+/* KAPI: process context, before the group is used anywhere. */
 void kapi_sysfs_group_set_attr(void *group, unsigned int index, const char *name, unsigned short mode,
 			       const void *lock_key, const void *spec)
 {

@@ -312,7 +312,9 @@ bool test_delayed_work_runs_after_delay()
     EXPECT(p.delayed.queue(kDelayMs));
     EXPECT(!p.delayed.queue(kDelayMs));  // already pending
     EXPECT(p.delayed.pending());
-    EXPECT(!p.delayed_done.wait_timeout(kDelayMs / 4));  // not yet
+    // No "not yet" wait here: on a loaded host this thread can be preempted
+    // past the whole delay (seen in CI), so earliness is judged only by
+    // when the work itself ran, measured below.
     EXPECT(p.delayed_done.wait_timeout(5000));
     u64 after = (p.delayed_at_ns.load() - start) / 1000000;
     log::info("#   delayed work ran after %llu ms (asked %lu)", (unsigned long long)after, kDelayMs);

@@ -262,7 +262,7 @@ void Device::unmap(bool force)
         rnbd_kapi_tag_set_destroy(set);
 }
 
-Result<void> Device::reopen()
+Result<void> Device::reopen(TakeSize take)
 {
     if (state() == DeviceState::kUnmapping)
         return Error(err::kNoDev);
@@ -277,7 +277,12 @@ Result<void> Device::reopen()
         return Error(err::kNoDev);
     open_epoch_.store(epoch);
     set_state(DeviceState::kOpen);
-    log::info("%s: re-opened on the server (device id %u)", disk_name(), rsp.device_id);
+    // The server's device may have grown or shrunk while we were away:
+    // IO past its end would only fail with ERANGE there.
+    if (take == TakeSize::kDisk)
+        rnbd_kapi_set_capacity_notify(disk_, rsp.nsectors);
+    log::info("%s: re-opened on the server (device id %u, %llu sectors)", disk_name(), rsp.device_id,
+              (unsigned long long)rsp.nsectors);
     return {};
 }
 
@@ -558,15 +563,36 @@ Result<void> Device::unmap_from_sysfs(Input& in, bool force)
 Result<void> Device::store_remap_device(Input& in)
 {
     auto yes = cxxrt::parse::parse_unsigned(in.line(), 1);
-    if (!yes || yes.value() != 1)
+    if (!yes || yes.value() != 1) {
+        log::err_ratelimited("%s: remap_device takes '1'", disk_name());
         return Error(err::kInval);
+    }
+    // The session lock orders us with the reconnect's own re-open, so the
+    // state looked at is the one the OPEN below replaces.
+    cxxrt::MutexGuard session_guard(session_->lock_);
     {
         cxxrt::MutexGuard guard(lock_);
         if (!published_ || state() == DeviceState::kUnmapping)
             return Error(err::kNoDev);
+        // As upstream: an open device has nothing to re-open (its size
+        // follows the server through resize); a second OPEN would only
+        // change the disk under its users.
+        if (state() == DeviceState::kOpen) {
+            log::err_ratelimited("%s: remap_device refused: the device is open on the server", disk_name());
+            return Error(err::kAlready);
+        }
+        if (state() != DeviceState::kClosed)
+            return Error(err::kBusy);
     }
-    cxxrt::MutexGuard guard(session_->lock_);
-    return reopen();
+    auto reopened = reopen(TakeSize::kDisk);
+    if (!reopened) {
+        log::err_ratelimited("%s: remap_device: the server refused the re-open (%d)", disk_name(),
+                             reopened.to_errno());
+        return reopened;
+    }
+    // IO held (or failing) since the device closed goes out now.
+    kick();
+    return {};
 }
 
 Result<void> Device::store_resize(Input& in)
@@ -585,7 +611,7 @@ Result<void> Device::store_resize(Input& in)
     if (sectors.value() > remote_sectors_.load()) {
         // Learn the server's current size (it may have grown).
         cxxrt::MutexGuard guard(session_->lock_);
-        CXXRT_TRY(reopen());
+        CXXRT_TRY(reopen(TakeSize::kOnly));
     }
     if (sectors.value() > remote_sectors_.load()) {
         log::err_ratelimited("%s: resize to %llu sectors refused: the server's device has %llu", disk_name(),

@@ -302,7 +302,7 @@ void Session::handle_link_events()
         log::err("session %s: SESS_INFO after reconnect failed (%d)", name_, info.to_errno());
     } else {
         for (Device& device : devices_) {
-            auto reopened = device.reopen();
+            auto reopened = device.reopen(Device::TakeSize::kDisk);
             if (!reopened)
                 log::err("session %s: re-open of %s failed (%d)", name_, device.disk_name(), reopened.to_errno());
         }

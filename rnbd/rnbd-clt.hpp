@@ -115,8 +115,13 @@ public:
     // Undoes map(): sysfs, disk, CLOSE. Process context, no map lock held
     // (except for the undo of a failed map, before anything was published).
     void unmap(bool force);
-    // Re-OPEN on the server (reconnect, remap_device). Session lock held.
-    cxxrt::Result<void> reopen();
+    // What a successful re-OPEN does with the size the server answers.
+    enum class TakeSize : u8 {
+        kDisk,  // becomes the disk's capacity (reconnect, remap_device; as upstream)
+        kOnly,  // only remembered as the limit for resize (resize learning the server's size)
+    };
+    // Re-OPEN on the server (reconnect, remap_device, resize). Session lock held.
+    cxxrt::Result<void> reopen(TakeSize take);
     void set_closed();
     // Claims the unmap (module exit); false if an unmap_device write has it.
     bool begin_unmap();

@@ -52,3 +52,97 @@ require_root() { [ "$(id -u)" = 0 ] || tap_skip_all "must run as root"; }
 require_module() {
     modprobe "$1" 2>/dev/null || tap_skip_all "module $1 not available"
 }
+
+# sysfs writes and their errno (bash reports a failed write with strerror's text):
+#   errno_name TEXT       the errno name for an error message (OTHER(TEXT) if unknown)
+#   wr FILE TEXT          write TEXT (no newline) in one write(); prints OK or the errno name
+#   expect_errno DESC WANT FILE TEXT   ok if wr prints WANT (OK or an errno name)
+#   wait_for TENTHS CMD...             run CMD every 0.1 s until it succeeds, at most TENTHS times
+errno_name() {
+    case $1 in
+        *"Invalid argument"*) echo EINVAL ;;
+        *"File exists"*) echo EEXIST ;;
+        *"No such file or directory"*) echo ENOENT ;;
+        *"Operation not permitted"*) echo EPERM ;;
+        *"Device or resource busy"*) echo EBUSY ;;
+        *"No such device or address"*) echo ENXIO ;;
+        *"No such device"*) echo ENODEV ;;
+        *"Block device required"*) echo ENOTBLK ;;
+        *"Operation already in progress"*) echo EALREADY ;;
+        *"Operation not supported"*) echo EOPNOTSUPP ;;
+        *"Transport endpoint is not connected"*) echo ENOTCONN ;;
+        *"Numerical result out of range"*) echo ERANGE ;;
+        *"Permission denied"*) echo EACCES ;;
+        *"Read-only file system"*) echo EROFS ;;
+        *"Input/output error"*) echo EIO ;;
+        *"File name too long"*) echo ENAMETOOLONG ;;
+        *"Not a directory"*) echo ENOTDIR ;;
+        *"Connection timed out"*) echo ETIMEDOUT ;;
+        *"Connection refused"*) echo ECONNREFUSED ;;
+        *"Invalid parameters"*) echo EINVAL ;;
+        *) echo "OTHER($1)" ;;
+    esac
+}
+wr() {
+    local msg
+    if msg=$( { printf '%s' "$2" > "$1"; } 2>&1 ); then echo OK; return 0; fi
+    errno_name "$msg"
+    return 1
+}
+expect_errno() {
+    local got; got=$(wr "$3" "$4")
+    if [ "$got" = "$2" ]; then ok "$1 -> $2"; else not_ok "$1: got $got, want $2"; fi
+}
+wait_for() {
+    local n=$1; shift
+    while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+    "$@"
+}
+
+# The RNBD stack in one VM (run from the repo top; UPSTREAM_KO_DIR holds
+# Linux's modules, default .cache/upstream):
+#   rnbd_server_load ours|upstream [rnbd-server args...]   load a server side
+#   rnbd_server_unload                                       unload whichever is loaded
+#   rnbd_client_load / rnbd_client_unload                    our client side
+#   rnbd_unmap_all                                           force-unmap every rnbd device
+#   rnbd_map LINE         write LINE to map_device; prints the new device's name (rnbdN)
+#   diskstat DEV FIELD    a /proc/diskstats field of DEV, counted as awk's $N (4 reads,
+#                         8 writes, 15 discards, 17 sectors discarded, 19 flushes)
+mod_loaded() { grep -q "^$1 " /proc/modules; }
+rnbd_server_load() {
+    local which=$1 kodir=${UPSTREAM_KO_DIR:-.cache/upstream}; shift
+    modprobe rdma_cm || return 1
+    if [ "$which" = upstream ]; then
+        insmod "$kodir/rtrs-core.ko" && insmod "$kodir/rtrs-server.ko" && insmod "$kodir/rnbd-server.ko" "$@"
+    else
+        insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko "$@"
+    fi
+}
+rnbd_server_unload() {
+    local m rc=0
+    for m in rnbd_server rtrs_server rtrs_core; do mod_loaded $m && { rmmod $m || rc=1; }; done
+    return $rc
+}
+rnbd_client_load() { modprobe rdma_cm && insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko; }
+rnbd_client_unload() {
+    local m rc=0
+    for m in rnbd_client rtrs_client; do mod_loaded $m && { rmmod $m || rc=1; }; done
+    return $rc
+}
+rnbd_unmap_all() {
+    local d
+    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
+    return 0
+}
+rnbd_map() {
+    local before after d
+    before=$(ls /sys/block | grep '^rnbd' | sort)
+    echo "$1" > /sys/kernel/rnbd_client/map_device || return 1
+    after=$(ls /sys/block | grep '^rnbd' | sort)
+    # (no process substitution: the test VM has no /dev/fd)
+    d=$(echo "$after" | grep -vxF -e "${before:-none}" | head -1)
+    [ -n "$d" ] || return 1
+    wait_for 50 test -b "/dev/$d" || return 1
+    echo "$d"
+}
+diskstat() { awk -v d="$1" -v f="$2" '$3 == d { print $f }' /proc/diskstats; }

@@ -52,27 +52,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wr FILE TEXT: writes TEXT (no newline added) in one write(); prints the
-# errno name on failure (EINVAL, EEXIST, ...) or OK.
-wr() {
-    local msg
-    if msg=$( { printf '%s' "$2" > "$1"; } 2>&1 ); then echo OK; return 0; fi
-    case $msg in
-        *"Invalid argument"*) echo EINVAL ;;
-        *"File exists"*) echo EEXIST ;;
-        *"No such file or directory"*) echo ENOENT ;;
-        *"Operation not permitted"*) echo EPERM ;;
-        *"Device or resource busy"*) echo EBUSY ;;
-        *"No such device or address"*) echo ENXIO ;;
-        *"No such device"*) echo ENODEV ;;
-        *) echo "OTHER($msg)" ;;
-    esac
-    return 1
-}
-expect_errno() { # DESC WANT FILE TEXT
-    local got; got=$(wr "$3" "$4")
-    if [ "$got" = "$2" ]; then ok "$1 -> $2"; else not_ok "$1: got $got, want $2"; fi
-}
+# wr and expect_errno: selftests/lib.sh.
 rnbd_disks() { ls -d /sys/block/rnbd* 2>/dev/null | wc -l; }
 nothing_mapped() {
     [ "$(rnbd_disks)" = 0 ] && [ -z "$(ls -A $kctl/devices)" ] && [ -z "$(ls -A $cctl/devices)" ]
@@ -255,7 +235,10 @@ wait_dev rnbd0
 expect_errno "resize to 40960 sectors" OK /sys/block/rnbd0/rnbd/resize 40960
 check "size is 40960" test "$(cat /sys/block/rnbd0/size)" = 40960
 expect_errno "resize beyond the server's device" EINVAL /sys/block/rnbd0/rnbd/resize $((ram_mib * 2048 + 8))
-expect_errno "remap_device 1" OK /sys/block/rnbd0/rnbd/remap_device 1
+# As upstream: the device is open on the server, there is nothing to re-open.
+expect_errno "remap_device 1 on an open device" EALREADY /sys/block/rnbd0/rnbd/remap_device 1
+check "remap_device refused: size still 40960, state open" \
+    test "$(cat /sys/block/rnbd0/size) $(cat /sys/block/rnbd0/rnbd/state)" = "40960 open"
 
 # --- force unmap with IO in flight -----------------------------------------------------
 force_ok() {

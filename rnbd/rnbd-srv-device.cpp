@@ -331,3 +331,19 @@ extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage
     copy_bytes(storage, candidate.data(), length + 1);
     return 0;
 }
+
+extern "C" int rnbd_srv_cxx_set_dev_search_path(const char* value, char* storage, unsigned int size) noexcept
+{
+    using namespace rnbd::srv;
+    auto checked = policy::check_dev_search_path(StringView(value));
+    if (checked.is_error()) {
+        log::err("dev_search_path refused: not an absolute path below PATH_MAX bytes");
+        return checked.to_errno();
+    }
+    const size_t length = checked.value();
+    if (length + 1 > size)
+        return -err::kInval;
+    copy_bytes(storage, value, length);
+    storage[length] = '\0';
+    return 0;
+}

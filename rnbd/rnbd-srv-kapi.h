@@ -33,6 +33,13 @@ void rnbd_srv_params_unlock(void) KAPI_NOEXCEPT;
  * context, sleeps.
  */
 int rnbd_srv_cxx_set_file_export_dir(const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
+/*
+ * The dev_search_path setter's logic (C++): checks `value` (an absolute
+ * path below PATH_MAX bytes, one trailing newline allowed) and copies it
+ * into `storage` of `size` bytes without the newline; `storage` is left
+ * alone on an error. 0 or -EINVAL. KAPI: at load, process context.
+ */
+int rnbd_srv_cxx_set_dev_search_path(const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
 /* The allow_realtime_ioprio parameter. KAPI: any context. */
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
 /*

@@ -12,20 +12,14 @@
 
 static ushort port_nr = 1234;
 module_param(port_nr, ushort, 0444);
-MODULE_PARM_DESC(port_nr, "Port the RTRS server listens on (default 1234)");
+MODULE_PARM_DESC(port_nr, "Port the RTRS server listens on (default 1234, 1..65535)");
 
 /* The dev_search_path parameter's value; fixed after load (mode 0444). */
 static char search_path[PATH_MAX] = "/";
 
-/* Rejects values of PATH_MAX bytes or more; drops what follows a newline. */
 static int search_path_param_set(const char *value, const struct kernel_param *kp)
 {
-	size_t length = strcspn(value, "\n");
-
-	if (strlen(value) >= sizeof(search_path))
-		return -EINVAL;
-	strscpy(search_path, value, length + 1);
-	return 0;
+	return rnbd_srv_cxx_set_dev_search_path(value, search_path, sizeof(search_path));
 }
 
 static int search_path_param_get(char *buffer, const struct kernel_param *kp)
@@ -40,7 +34,7 @@ static const struct kernel_param_ops search_path_param_ops = {
 
 module_param_cb(dev_search_path, &search_path_param_ops, NULL, 0444);
 MODULE_PARM_DESC(dev_search_path,
-		 "Directory prepended to the device path a client maps; %SESSNAME% in it stands for the session name (default /)");
+		 "Directory prepended to the device path a client maps; %SESSNAME% in it stands for the session name (default /; an absolute path below PATH_MAX bytes)");
 
 const char *rnbd_srv_dev_search_path(void)
 {

@@ -211,6 +211,26 @@ inline Result<size_t> check_file_export_dir(StringView value)
     return length;
 }
 
+// A dev_search_path value (module parameter, fixed at load): the length
+// without a trailing newline, or -EINVAL: empty, relative (the lookup would
+// start at whatever directory the server's worker happens to have), text
+// after a newline, a NUL, or PATH_MAX bytes or more (the joined path could
+// never fit).
+inline Result<size_t> check_dev_search_path(StringView value)
+{
+    size_t length = 0;
+    while (length < value.length() && value[length] != '\n')
+        ++length;
+    if (length != value.length() && length + 1 != value.length())
+        return Error(cxxrt::err::kInval);
+    if (length == 0 || length >= kPathMax || value[0] != '/')
+        return Error(cxxrt::err::kInval);
+    for (size_t i = 0; i < length; ++i)
+        if (value[i] == '\0')
+            return Error(cxxrt::err::kInval);
+    return length;
+}
+
 // ---- IO checks ----
 
 // Block-layer IO priorities: class in bits 13..15, level below.

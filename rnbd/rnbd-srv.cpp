@@ -173,6 +173,11 @@ const char* access_mode_name(wire::AccessMode mode)
 extern "C" int rnbd_srv_cxx_init(unsigned short port) noexcept
 {
     using namespace cxxrt;
+    // Port 0 would listen on a port the kernel picks and no client knows.
+    if (port == 0) {
+        log::err("port_nr 0 refused: 1..65535");
+        return -err::kInval;
+    }
     int rc = cxxrt_module_init();
     if (rc)
         return rc;

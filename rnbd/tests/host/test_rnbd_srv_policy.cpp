@@ -333,4 +333,24 @@ TEST(RnbdSrvPolicy, FileExportDirValue)
     EXPECT_EQ(export_dir("/" + std::string(kPathMax - 1, 'a')), -err::kNameTooLong);
 }
 
+int search_path(const std::string& value)
+{
+    auto r = check_dev_search_path(StringView(value.data(), value.size()));
+    return r.is_ok() ? int(r.value()) : -r.error().code();
+}
+
+TEST(RnbdSrvPolicy, DevSearchPathValue)
+{
+    EXPECT_EQ(search_path("/"), 1);
+    EXPECT_EQ(search_path("/dev\n"), 4);
+    EXPECT_EQ(search_path("/srv/%SESSNAME%/"), 16);
+    EXPECT_EQ(search_path(""), -err::kInval);
+    EXPECT_EQ(search_path("\n"), -err::kInval);
+    EXPECT_EQ(search_path("dev"), -err::kInval);
+    EXPECT_EQ(search_path("/dev\n/etc"), -err::kInval);
+    EXPECT_EQ(search_path(std::string("/de\0v", 5)), -err::kInval);
+    EXPECT_EQ(search_path("/" + std::string(kPathMax - 2, 'a')), int(kPathMax - 1));
+    EXPECT_EQ(search_path("/" + std::string(kPathMax - 1, 'a')), -err::kInval);
+}
+
 }  // namespace

@@ -4,7 +4,8 @@
 # fio --verify over the whole device with mixed sizes and queue depths, a
 # second pass with another pattern so a lost write (an older valid block
 # left in place) is caught, the data compared on the server's backing
-# device, ext4 across a remount, and a clean unmap and unload.
+# device, /dev/ram0 mapped ro with io_mode=fileio shown to be read through
+# the VFS (page cache), ext4 across a remount, and a clean unmap and unload.
 # Environment: E2E_FIO_SIZE (fio --size of every pass, default 100%: the
 # whole device; the debug lane uses a few MiB).
 . "$(dirname "$0")/../lib.sh"
@@ -70,9 +71,23 @@ fileio_ro() {
     fi
     cmp /dev/rnbd0 /dev/rnbd2 || return 1
     ! dd if=/dev/zero of=/dev/rnbd2 bs=4k count=1 oflag=direct status=none 2>/dev/null || return 1
+    # The proof that the server read through the VFS: only its reads of the
+    # /dev/ram0 node fill ram0's page cache ("Buffers"), blockio reads do not.
+    # The client reads with O_DIRECT, so its own disks cache nothing.
+    local via_blockio via_fileio
+    via_blockio=$(buffers_after_read /dev/rnbd0) via_fileio=$(buffers_after_read /dev/rnbd2)
+    diag "Buffers grew by $via_blockio kB reading 64 MiB through blockio, $via_fileio kB through fileio"
+    [ "$via_blockio" -lt 16384 ] && [ "$via_fileio" -ge 49152 ] || return 1
     echo normal > /sys/block/rnbd2/rnbd_client/unmap_device
 }
-check "a second session maps /dev/ram0 ro with io_mode=fileio: same data, writes refused, unmapped" fileio_ro
+buffers_kb() { awk '$1 == "Buffers:" { print $2 }' /proc/meminfo; }
+buffers_after_read() { # device: how much page cache of block devices a direct read of it adds, in kB
+    local b0
+    sync; echo 3 > /proc/sys/vm/drop_caches; b0=$(buffers_kb)
+    dd if="$1" of=/dev/null bs=1M iflag=direct status=none
+    echo $(($(buffers_kb) - b0))
+}
+check "a second session maps /dev/ram0 ro with io_mode=fileio: same data, writes refused, the server's reads filled ram0's page cache (blockio's did not), unmapped" fileio_ro
 
 fs() {
     mkfs.ext4 -q -F /dev/rnbd0 && mkdir -p "$tmp/mnt" && mount /dev/rnbd0 "$tmp/mnt" || return 1

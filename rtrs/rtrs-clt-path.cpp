@@ -412,13 +412,18 @@ void Path::handle_error()
 void Path::reconnect()
 {
     cxxrt::MutexGuard guard(control_);
+    (void)connect_again();
+}
+
+Result<void> Path::connect_again()
+{
     if (!state_.change_from(PathState::kReconnecting, PathState::kConnecting))
-        return;
+        return Error(cxxrt::err::kNotConn);  // closed, or connected by someone else meanwhile
     ++reconnect_count_;
     auto connected = connect();
     if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
         became_connected();
-        return;
+        return {};
     }
     cxxrt::log::warn_ratelimited("%s: reconnect of %s failed (%d)", session_.name(), name_,
                                  connected.to_errno());
@@ -427,6 +432,8 @@ void Path::reconnect()
     if (state_.change_from(PathState::kConnecting, PathState::kConnectingError) &&
         state_.change(PathState::kReconnecting))
         schedule_reconnect();
+    // Connected but closed meanwhile: the path is not up, say so.
+    return connected ? Result<void>(Error(cxxrt::err::kNotConn)) : Result<void>(connected.error());
 }
 
 void Path::close()

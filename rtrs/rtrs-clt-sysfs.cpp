@@ -248,20 +248,38 @@ Result<void> Path::store_disconnect(Input& in)
 Result<void> Path::store_reconnect(Input& in)
 {
     CXXRT_TRY(accept_one(in));
+    // The write does at once what an error (error_work_) or a waiting
+    // reconnect (reconnect_work_) would do later: no reconnect delay, and
+    // the attempt is not taken from max_reconnect_attempts. Cancelled
+    // before control_, which they take; a pending error's teardown is
+    // done below.
+    error_work_.cancel_sync();
+    reconnect_work_.cancel_sync();
     cxxrt::MutexGuard guard(control_);
     // Under control_: Path::close() sets the session closing first and
     // cancels the work items again after taking control_ itself.
     if (session_.closing())
         return Error(cxxrt::err::kBusy);
-    if (state_.change_from(PathState::kConnected, PathState::kReconnecting)) {
-        (void)error_work_.queue_on(workqueue());
-        return {};
+    const bool was_connected = state_.change_from(PathState::kConnected, PathState::kReconnecting);
+    if (!was_connected && !state_.change_from(PathState::kClosed, PathState::kReconnecting) &&
+        state_.state() != PathState::kReconnecting) {
+        // Connecting (its first connect, under add_path or open) or going away.
+        cxxrt::log::err_ratelimited("%s: reconnect: path %s is %s", session_.name(), name_,
+                                    path_state_name(state_.state()));
+        return Error(cxxrt::err::kBusy);
     }
-    if (state_.change_from(PathState::kClosed, PathState::kReconnecting)) {
-        budget_.connected();
-        (void)reconnect_work_.queue_on(workqueue(), 0);
-    }
-    return {};
+    if (was_connected)
+        cxxrt::log::info("%s: path %s reconnected by the administrator", session_.name(), name_);
+    budget_.connected();
+    // Idempotent: IO in flight fails over to the other paths, as on an error.
+    teardown();
+    // Bounded by the connect's own timeouts (address and route resolution,
+    // the CM answer, INFO_RSP).
+    auto connected = connect_again();
+    if (connected.is_error())
+        cxxrt::log::err_ratelimited("%s: reconnect of path %s failed (%d)", session_.name(), name_,
+                                    connected.to_errno());
+    return connected;
 }
 
 Result<void> Path::store_remove_path(Input& in)

@@ -393,6 +393,10 @@ private:
     void schedule_reconnect();
     void handle_error();      // error_work_
     void reconnect();         // reconnect_work_
+    // One reconnect attempt now, control_ held, from kReconnecting: the
+    // path ends connected, or back in the reconnect cycle (the next attempt
+    // after the delay) with the connect's errno returned.
+    Result<void> connect_again() CXXRT_REQUIRES(control_);
     void send_heartbeat();    // heartbeat_work_
     ClientConnection* io_connection();
     // Fault injection (process context, fault_work_ or the heartbeat):

@@ -103,13 +103,27 @@ Result<void> Path::show_rdma(Output& out)
     return {};
 }
 
+// Stats writes take "1" (upstream) or "0" (seed 000, which names "0" as the
+// reset value for every server stats file); both reset, nothing else does.
 Result<void> Path::store_rdma(Input& in)
 {
-    CXXRT_TRY(accept_one(in));
-    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) {
-        stats.read = {};
-        stats.write = {};
-    });
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_rdma(Span<ServerCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::store_wc_completion(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible(
+        [](unsigned, ServerCpuStats& stats) { reset_completions(Span<ServerCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::store_reset_all(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_all(Span<ServerCpuStats>(&stats, 1)); });
     return {};
 }
 
@@ -136,7 +150,8 @@ constexpr sysfs::GroupSpec kPathGroup = sysfs::group(kPathAttributes);
 
 constexpr sysfs::Attribute<Path> kStatsAttributes[] = {
     {"rdma", 0644, &Path::show_rdma, &Path::store_rdma},
-    {"wc_completion", 0444, &Path::show_wc_completion, nullptr},
+    {"wc_completion", 0644, &Path::show_wc_completion, &Path::store_wc_completion},
+    {"reset_all", 0644, nullptr, &Path::store_reset_all, "echo 1 to reset all statistics\n"},
 };
 constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
 

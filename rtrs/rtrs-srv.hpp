@@ -221,6 +221,8 @@ public:
     Result<void> show_rdma(cxxrt::sysfs::Output& out);
     Result<void> store_rdma(cxxrt::sysfs::Input& in);
     Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
+    Result<void> store_wc_completion(cxxrt::sysfs::Input& in);
+    Result<void> store_reset_all(cxxrt::sysfs::Input& in);
 
 private:
     friend class ServerConnection;

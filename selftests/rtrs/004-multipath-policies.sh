@@ -36,7 +36,8 @@ clt_cleanup() {
 # clt_setup NRXE NPATHS INVALIDATE [QUEUE_DEPTH]: NRXE rxe loopback devices,
 # our server (sess_queue_depth QUEUE_DEPTH, default 128) and client, and
 # rtrs-clt-selftest keeping a session open over the first NPATHS.
-# CLT_SERVER_ARGS: more rtrs-server module parameters.
+# CLT_SERVER_ARGS: more rtrs-server module parameters; CLT_TESTER_ARGS: more
+# rtrs-clt-selftest ones (e.g. reconnect_delay=30, rnbd-client's delay).
 clt_setup() {
     local nrxe=$1 npaths=$2 invalidate=$3 depth=${4:-128} i paths=
     require_root
@@ -56,11 +57,14 @@ clt_setup() {
     clt_mark="rtrs-clt-$$-$RANDOM"
     echo "$clt_mark" > /dev/kmsg
     check "rtrs-clt-selftest opens session $clt_session over $paths (keep_open=1)" \
-        insmod "$clt_kodir/rtrs/tests/kmod/rtrs-clt-selftest.ko" paths="$paths" session=$clt_session keep_open=1
+        insmod "$clt_kodir/rtrs/tests/kmod/rtrs-clt-selftest.ko" paths="$paths" session=$clt_session keep_open=1 \
+        ${CLT_TESTER_ARGS:-}
     [ -r $clt_checkfile ] || tap_skip_all "no kept session"
 }
 clt_log() { dmesg | sed -n "/$clt_mark/,\$p"; }
 clt_pdir() { echo "$clt_sess_dir/paths/ip:${RXE_ADDR[$1]}@ip:${RXE_ADDR[$1]}"; }
+# The server's directory of the same path (client and server address are one).
+clt_srv_pdir() { echo "/sys/class/rtrs-server/$clt_session/paths/ip:${RXE_ADDR[$1]}@ip:${RXE_ADDR[$1]}"; }
 # field NAME FILE: the value after NAME in a check result line
 clt_field() { sed -n "s/.* $1 \([-0-9]*\).*/\1/p; s/^$1 \([-0-9]*\).*/\1/p" "$2" | head -1; }
 clt_io_clean() { # FILE: IO ran, no error, no mismatch, nothing lost

@@ -15,7 +15,7 @@
 #include <cxxrt/module-api.h>
 
 int rtrs_clt_selftest_run(const char *paths, const char *session, const char *proto, const char *device,
-			  unsigned short port, bool keep_open);
+			  unsigned short port, bool keep_open, unsigned int reconnect_delay);
 void rtrs_clt_selftest_stop(void);
 
 static char *paths;
@@ -37,6 +37,10 @@ MODULE_PARM_DESC(device, "proto=rnbd: device to open on the server (default /dev
 static ushort port = 1234;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "Server port (default 1234)");
+
+static unsigned int reconnect_delay = 2;
+module_param(reconnect_delay, uint, 0444);
+MODULE_PARM_DESC(reconnect_delay, "Seconds between reconnect attempts of the session (default 2; rnbd-client uses 30)");
 
 static bool keep_open;
 module_param(keep_open, bool, 0444);
@@ -74,7 +78,7 @@ static int __init rtrs_clt_selftest_init(void)
 		pr_err("paths=<address>[,<address>] is required\n");
 		return -EINVAL;
 	}
-	return rtrs_clt_selftest_run(paths, session, proto, device, port, keep_open);
+	return rtrs_clt_selftest_run(paths, session, proto, device, port, keep_open, reconnect_delay);
 }
 
 static void __exit rtrs_clt_selftest_exit(void)

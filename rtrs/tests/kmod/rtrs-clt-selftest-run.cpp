@@ -18,7 +18,7 @@
 
 extern "C" {
 int rtrs_clt_selftest_run(const char* paths, const char* session, const char* proto, const char* device,
-                          unsigned short port, bool keep_open) noexcept;
+                          unsigned short port, bool keep_open, unsigned int reconnect_delay) noexcept;
 void rtrs_clt_selftest_stop(void) noexcept;
 void rtrs_clt_selftest_sg_fill(void* table, unsigned int count, void* buffer, unsigned int length) noexcept;
 unsigned int rtrs_clt_selftest_sg_size(void) noexcept;
@@ -120,6 +120,7 @@ public:
     // debugfs "check": IO for about check_ms with verification, and counters.
     void check(SeqFile& file, unsigned long check_ms);
     bool keep_open = false;
+    u32 reconnect_delay_seconds = 2;
 
 private:
     // Writes the user header of one IO into the permit; returns its length.
@@ -187,7 +188,7 @@ bool Tester::open(const char* paths, const char* session, u16 port)
     params.session_name = session;
     params.paths = addresses;
     params.path_count = count;
-    params.reconnect_delay_seconds = 2;
+    params.reconnect_delay_seconds = reconnect_delay_seconds;
     params.max_reconnect_attempts = -1;
     params.user_header_size = kUserHeaderSize;
     auto* opened = rtrs_client_open(&callbacks, &params);
@@ -644,7 +645,7 @@ constinit CheckFile g_check_file;
 }  // namespace
 
 extern "C" int rtrs_clt_selftest_run(const char* paths, const char* session, const char* proto, const char* device,
-                                     unsigned short port, bool keep_open) noexcept
+                                     unsigned short port, bool keep_open, unsigned int reconnect_delay) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
@@ -661,6 +662,7 @@ extern "C" int rtrs_clt_selftest_run(const char* paths, const char* session, con
         return -err::kNoMem;
     }
     tester->keep_open = keep_open;
+    tester->reconnect_delay_seconds = reconnect_delay;
     struct Step {
         const char* name;
         bool (Tester::*run)();

@@ -15,7 +15,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib-rxe.sh"
 clt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 clt_kodir=${RTRS_KO_DIR:-$clt_top}
-clt_session=clt-selftest
+clt_session=${CLT_SESSION:-clt-selftest}
 clt_sess_dir=/sys/class/rtrs-client/$clt_session
 clt_checkfile=/sys/kernel/debug/rtrs_clt_selftest/check
 clt_faults=/sys/kernel/debug/rtrs_client
@@ -36,7 +36,8 @@ clt_cleanup() {
 # clt_setup NRXE NPATHS INVALIDATE [QUEUE_DEPTH]: NRXE rxe loopback devices,
 # our server (sess_queue_depth QUEUE_DEPTH, default 128) and client, and
 # rtrs-clt-selftest keeping a session open over the first NPATHS.
-# CLT_SERVER_ARGS: more rtrs-server module parameters; CLT_TESTER_ARGS: more
+# CLT_SERVER_ARGS: more rtrs-server module parameters; CLT_STORE_ARGS: more
+# rtrs-srv-selftest ones (respond_cpu=N); CLT_TESTER_ARGS: more
 # rtrs-clt-selftest ones (e.g. reconnect_delay=30, rnbd-client's delay).
 clt_setup() {
     local nrxe=$1 npaths=$2 invalidate=$3 depth=${4:-128} i paths=
@@ -52,7 +53,7 @@ clt_setup() {
     for ((i = 0; i < npaths; i++)); do paths=${paths:+$paths,}ip:${RXE_ADDR[i]}; done
     check "insmod our rtrs-server (always_invalidate=$invalidate, sess_queue_depth=$depth) and the store" bash -c \
         "insmod $clt_kodir/rtrs/rtrs-server.ko sess_queue_depth=$depth always_invalidate=$invalidate ${CLT_SERVER_ARGS:-} &&
-         insmod $clt_kodir/rtrs/tests/kmod/rtrs-srv-selftest.ko"
+         insmod $clt_kodir/rtrs/tests/kmod/rtrs-srv-selftest.ko ${CLT_STORE_ARGS:-}"
     check "insmod our rtrs-client" insmod "$clt_kodir/rtrs/rtrs-client.ko"
     clt_mark="rtrs-clt-$$-$RANDOM"
     echo "$clt_mark" > /dev/kmsg

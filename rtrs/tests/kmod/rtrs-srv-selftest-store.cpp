@@ -4,13 +4,17 @@
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/errno.hpp>
 #include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include <cxxrt/percpu.hpp>
+#include <cxxrt/sync.hpp>
 #include <cxxrt/utility.hpp>
+#include <cxxrt/work.hpp>
 #include <cxxrt/module-api.h>
 #include <rtrs/rtrs-api.h>
 #include "rtrs/tests/kmod/rtrs-test-proto.hpp"
 #include <cxxrt/enforce.hpp>
 
-extern "C" int rtrs_srv_selftest_start(unsigned short port) noexcept;
+extern "C" int rtrs_srv_selftest_start(unsigned short port, int respond_cpu) noexcept;
 extern "C" void rtrs_srv_selftest_stop(void) noexcept;
 
 namespace {
@@ -22,9 +26,70 @@ constinit u8* g_store = nullptr;
 constinit rtrs_server_context* g_server = nullptr;
 constinit Atomic<u64> g_ios{0};
 
+// respond_cpu=N: answers leave from a work item on CPU N instead of from
+// the completion that brought the request. Over rxe loopback the client's
+// completion runs where the server posts its answer, so a client that
+// submits on another CPU sees every completion arrive on CPU N (the test
+// of its stats/cpu_migration knows exactly how many migrated).
+class Deferred : Pinned {
+public:
+    explicit Deferred(unsigned int cpu) : cpu_(cpu) {}
+
+    // Softirq (the server's completion handler). False when full: the
+    // caller answers at once.
+    bool push(rtrs_server_io* io, int error)
+    {
+        {
+            BhSpinGuard guard(lock_);
+            if (count_ == kSlots)
+                return false;
+            slots_[(head_ + count_) % kSlots] = Answer{io, error};
+            ++count_;
+        }
+        (void)work_.queue_on_cpu(cpu_);
+        return true;
+    }
+    // Process context, after the server closed: the server waited for every
+    // answer, so nothing is queued any more.
+    void stop() { (void)work_.flush(); }
+
+private:
+    struct Answer {
+        rtrs_server_io* io = nullptr;
+        int error = 0;
+    };
+    // More than a session's IO in flight over its paths (queue depth 128 here).
+    static constexpr u32 kSlots = 1024;
+
+    void drain()
+    {
+        for (;;) {
+            Answer next;
+            {
+                BhSpinGuard guard(lock_);
+                if (count_ == 0)
+                    return;
+                next = slots_[head_];
+                head_ = (head_ + 1) % kSlots;
+                --count_;
+            }
+            rtrs_server_respond(next.io, next.error);
+        }
+    }
+
+    const unsigned int cpu_;
+    SpinLock lock_{lock_class<"rtrs::srv_selftest::Deferred::lock_">};
+    Answer slots_[kSlots] CXXRT_GUARDED_BY(lock_);
+    u32 head_ CXXRT_GUARDED_BY(lock_) = 0;
+    u32 count_ CXXRT_GUARDED_BY(lock_) = 0;
+    Work work_{lock_class<"rtrs::srv_selftest::Deferred::work_">, Callback::to<&Deferred::drain>(this)};
+};
+constinit Deferred* g_deferred = nullptr;
+
 int answer(rtrs_server_io* io, int error)
 {
-    rtrs_server_respond(io, error);
+    if (!g_deferred || !g_deferred->push(io, error))
+        rtrs_server_respond(io, error);
     return 0;
 }
 
@@ -72,13 +137,26 @@ constexpr rtrs_server_callbacks kCallbacks = {on_io, on_link_event};
 
 }  // namespace
 
-extern "C" int rtrs_srv_selftest_start(unsigned short port) noexcept
+extern "C" int rtrs_srv_selftest_start(unsigned short port, int respond_cpu) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
+    if (respond_cpu >= 0) {
+        if (unsigned(respond_cpu) >= nr_cpu_ids() || !cpu_online(unsigned(respond_cpu))) {
+            log::err("respond_cpu=%d: no such online CPU", respond_cpu);
+            (void)cxxrt_module_exit();
+            return -err::kInval;
+        }
+        g_deferred = allocate<Deferred>(Gfp::kernel(), unsigned(respond_cpu));
+        if (!g_deferred) {
+            (void)cxxrt_module_exit();
+            return -err::kNoMem;
+        }
+    }
     g_store = static_cast<u8*>(kapi_vzalloc(kStoreSize));
     if (!g_store) {
+        destroy(exchange(g_deferred, nullptr));
         (void)cxxrt_module_exit();
         return -err::kNoMem;
     }
@@ -86,17 +164,23 @@ extern "C" int rtrs_srv_selftest_start(unsigned short port) noexcept
     long value = reinterpret_cast<long>(server);
     if (value < 0 && value > -4096) {
         kapi_vfree(g_store);
+        destroy(exchange(g_deferred, nullptr));
         (void)cxxrt_module_exit();
         return int(value);
     }
     g_server = server;
-    log::info("serving an %u MiB store on port %u", kStoreSize >> 20, unsigned(port));
+    log::info("serving an %u MiB store on port %u%s", kStoreSize >> 20, unsigned(port),
+              g_deferred ? ", answering from a CPU of its own" : "");
     return 0;
 }
 
 extern "C" void rtrs_srv_selftest_stop(void) noexcept
 {
     rtrs_server_close(g_server);
+    if (g_deferred) {
+        g_deferred->stop();
+        destroy(exchange(g_deferred, nullptr));
+    }
     kapi_vfree(g_store);
     log::info("stopped after %llu IOs", (unsigned long long)g_ios.load());
     (void)cxxrt_module_exit();

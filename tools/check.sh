@@ -160,6 +160,18 @@ for l in "$out/pair/a.log" "$out/pair/b.log"; do
 done
 [ $rc = 0 ] || pf=$((pf + 1))  # a run failed (crash, WARN, timeout, ...)
 record "VM pair (cable pull)" "$pp" "$pf"
+# selftests/pair/rtrs-min-latency-netem.sh: min-latency against a netem delay
+# on one of two paths (rxe loopback in one VM passes no qdisc).
+rm -rf "$out/pair-netem"
+selftests/pair/rtrs-min-latency-netem.sh --dir "$out/pair-netem" > "$out/vm-pair-netem.out" 2>&1; rc=$?
+grep -E '^\[[ab]\] (ok|not ok)|run-pair.sh:' "$out/vm-pair-netem.out" | tail -30
+pp=0 pf=0
+for l in "$out/pair-netem/a.log" "$out/pair-netem/b.log"; do
+    [ -e "$l" ] || continue
+    read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
+done
+[ $rc = 0 ] || pf=$((pf + 1))
+record "VM pair (min-latency, netem)" "$pp" "$pf"
 
 stage "VM negative tests (the runner must catch these)"
 neg_p=0 neg_f=0

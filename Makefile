@@ -24,6 +24,10 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) CONFIG_DEBUG_INFO_BTF_MODULES= $(if $(V),V=$(
 # Sanitizers of a debug kernel; check-ko then requires instrumented C++.
 KERNEL_SANITIZERS = $(shell grep -oE '^CONFIG_(KASAN|UBSAN)=y' $(KDIR)/.config 2>/dev/null | sed 's/^CONFIG_//; s/=y$$//')
 
+# Kernels with IBT or clang LTO run objtool on each module's linked object
+# only (kbuild's delay-objtool); check-ko then looks for its sections there.
+OBJTOOL_AT_LINK = $(shell grep -qE '^CONFIG_(X86_KERNEL_IBT|LTO_CLANG)=y' $(KDIR)/include/config/auto.conf 2>/dev/null && echo --objtool-at-link)
+
 MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
@@ -32,12 +36,12 @@ CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -n
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
-	tools/check-ko.sh --sanitizers "$(strip $(KERNEL_SANITIZERS))" $(MODULES) -- $$(for o in $(CXX_OBJECTS); do [ -f $$o ] && echo $$o; done)
+	tools/check-ko.sh --sanitizers "$(strip $(KERNEL_SANITIZERS))" $(OBJTOOL_AT_LINK) $(MODULES) -- $$(for o in $(CXX_OBJECTS); do [ -f $$o ] && echo $$o; done)
 
 # The in-kernel cxxrt self-test module is built only for tests.
 selftest-modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 modules
-	tools/check-ko.sh $(MODULES) $$(find cxxrt rtrs rnbd -path "*/tests/kmod/*.ko")
+	tools/check-ko.sh $(OBJTOOL_AT_LINK) $(MODULES) $$(find cxxrt rtrs rnbd -path "*/tests/kmod/*.ko")
 
 kdir-check:
 	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree: run 'make setup' or pass KDIR=" >&2; exit 1; }

@@ -4,12 +4,19 @@
  * helpers. Each function is one kernel call (or one macro) and carries no
  * RNBD logic; the blk_mq_ops and block_device_operations tables forward to
  * the C++ upcalls of rnbd/kapi-blk.h.
+ *
+ * Kernel versions: the #if blocks name the release where the call changed;
+ * 6.1 and 6.12 are the kernels built and tested. The queue limits reach
+ * this file as one plain description (struct rnbd_kapi_limits): since 6.9
+ * the kernel takes them as a struct at allocation, before as one
+ * blk_queue_* setter each; either way the fields are only copied.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include "kapi-blk.h"
 
 /* KAPI: process context; the C++ device owns the disk this major serves. */
@@ -68,7 +75,18 @@ static const struct blk_mq_ops rnbd_kapi_mq_ops = {
 	.init_request = rnbd_kapi_init_request,
 };
 
-/* KAPI: process context. */
+/* KAPI: process context. Since 6.5 open takes the disk and a blk_mode_t. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static int rnbd_kapi_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return rnbd_clt_cxx_open(disk->private_data, !!(mode & BLK_OPEN_WRITE));
+}
+
+static void rnbd_kapi_release(struct gendisk *disk)
+{
+	rnbd_clt_cxx_release(disk->private_data);
+}
+#else
 static int rnbd_kapi_open(struct block_device *bdev, fmode_t mode)
 {
 	return rnbd_clt_cxx_open(bdev->bd_disk->private_data, !!(mode & FMODE_WRITE));
@@ -78,6 +96,7 @@ static void rnbd_kapi_release(struct gendisk *disk, fmode_t mode)
 {
 	rnbd_clt_cxx_release(disk->private_data);
 }
+#endif
 
 /* KAPI: the last reference to the disk is gone (disk_release), process context. */
 static void rnbd_kapi_free_disk(struct gendisk *disk)
@@ -128,17 +147,76 @@ void rnbd_kapi_tag_set_destroy(void *set)
 	kfree(set);
 }
 
-/* KAPI: process context. */
-int rnbd_kapi_disk_alloc(void *set, void *device, void **out)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/* The description as the kernel's limits: a field copy, features as flags. */
+static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kapi_limits *lim)
 {
-	struct gendisk *disk = blk_mq_alloc_disk(set, device);
+	ql->logical_block_size = lim->logical_block_size;
+	ql->physical_block_size = lim->physical_block_size;
+	ql->max_hw_sectors = lim->max_hw_sectors;
+	ql->max_segments = lim->max_segments;
+	ql->virt_boundary_mask = lim->virt_boundary_mask;
+	ql->io_opt = lim->io_opt;
+	ql->max_discard_segments = 1;
+	ql->max_hw_discard_sectors = lim->max_discard_sectors;
+	ql->discard_granularity = lim->discard_granularity;
+	ql->discard_alignment = lim->discard_alignment;
+	ql->max_secure_erase_sectors = lim->max_secure_erase_sectors;
+	ql->max_write_zeroes_sectors = lim->max_write_zeroes_sectors;
+	ql->features = (lim->write_cache ? BLK_FEAT_WRITE_CACHE : 0) | (lim->fua ? BLK_FEAT_FUA : 0) |
+		       (lim->rotational ? BLK_FEAT_ROTATIONAL : 0);
+}
 
+/* KAPI: process context; the limits are validated and applied at allocation. */
+int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out)
+{
+	struct queue_limits ql = {};
+	struct gendisk *disk;
+
+	rnbd_kapi_fill_limits(&ql, lim);
+	disk = blk_mq_alloc_disk(set, &ql, device);
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 	disk->private_data = device;
 	*out = disk;
 	return 0;
 }
+#else
+/* The description through the setters of this kernel, one per field. */
+static void rnbd_kapi_set_limits(struct request_queue *q, const struct rnbd_kapi_limits *lim)
+{
+	blk_queue_logical_block_size(q, lim->logical_block_size);
+	blk_queue_physical_block_size(q, lim->physical_block_size);
+	blk_queue_max_hw_sectors(q, lim->max_hw_sectors);
+	blk_queue_max_segments(q, lim->max_segments);
+	blk_queue_virt_boundary(q, lim->virt_boundary_mask);
+	blk_queue_io_opt(q, lim->io_opt);
+	blk_queue_max_discard_segments(q, 1);
+	blk_queue_max_discard_sectors(q, lim->max_discard_sectors);
+	q->limits.discard_granularity = lim->discard_granularity;
+	q->limits.discard_alignment = lim->discard_alignment;
+	blk_queue_max_secure_erase_sectors(q, lim->max_secure_erase_sectors);
+	blk_queue_max_write_zeroes_sectors(q, lim->max_write_zeroes_sectors);
+	blk_queue_write_cache(q, lim->write_cache, lim->fua);
+	if (lim->rotational)
+		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
+	else
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+}
+
+/* KAPI: process context. */
+int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, device);
+
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	rnbd_kapi_set_limits(disk->queue, lim);
+	disk->private_data = device;
+	*out = disk;
+	return 0;
+}
+#endif
 
 void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors, const char *prefix)
 {
@@ -181,71 +259,6 @@ void *rnbd_kapi_disk_device(void *disk)
 const char *rnbd_kapi_disk_name(void *disk)
 {
 	return ((struct gendisk *)disk)->disk_name;
-}
-
-static struct request_queue *rnbd_kapi_queue(void *disk)
-{
-	return ((struct gendisk *)disk)->queue;
-}
-
-void rnbd_kapi_set_logical_block_size(void *disk, unsigned int bytes)
-{
-	blk_queue_logical_block_size(rnbd_kapi_queue(disk), bytes);
-}
-
-void rnbd_kapi_set_physical_block_size(void *disk, unsigned int bytes)
-{
-	blk_queue_physical_block_size(rnbd_kapi_queue(disk), bytes);
-}
-
-void rnbd_kapi_set_max_hw_sectors(void *disk, unsigned int sectors)
-{
-	blk_queue_max_hw_sectors(rnbd_kapi_queue(disk), sectors);
-}
-
-void rnbd_kapi_set_max_segments(void *disk, unsigned int segments)
-{
-	blk_queue_max_segments(rnbd_kapi_queue(disk), segments);
-}
-
-void rnbd_kapi_set_virt_boundary(void *disk, unsigned long mask)
-{
-	blk_queue_virt_boundary(rnbd_kapi_queue(disk), mask);
-}
-
-void rnbd_kapi_set_io_opt(void *disk, unsigned int bytes)
-{
-	blk_queue_io_opt(rnbd_kapi_queue(disk), bytes);
-}
-
-void rnbd_kapi_set_discard(void *disk, unsigned int max_sectors, unsigned int granularity, unsigned int alignment)
-{
-	struct request_queue *q = rnbd_kapi_queue(disk);
-
-	blk_queue_max_discard_segments(q, 1);
-	blk_queue_max_discard_sectors(q, max_sectors);
-	q->limits.discard_granularity = granularity;
-	q->limits.discard_alignment = alignment;
-}
-
-void rnbd_kapi_set_secure_erase(void *disk, unsigned int max_sectors)
-{
-	blk_queue_max_secure_erase_sectors(rnbd_kapi_queue(disk), max_sectors);
-}
-
-void rnbd_kapi_set_write_zeroes(void *disk, unsigned int max_sectors)
-{
-	blk_queue_max_write_zeroes_sectors(rnbd_kapi_queue(disk), max_sectors);
-}
-
-void rnbd_kapi_set_write_cache(void *disk, int write_back, int fua)
-{
-	blk_queue_write_cache(rnbd_kapi_queue(disk), write_back, fua);
-}
-
-void rnbd_kapi_set_nonrot(void *disk)
-{
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, rnbd_kapi_queue(disk));
 }
 
 void rnbd_kapi_set_read_only(void *disk)

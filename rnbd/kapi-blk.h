@@ -35,6 +35,28 @@ struct rnbd_kapi_rq_info {
 	unsigned short prio;       /* req_get_ioprio() */
 };
 
+/*
+ * The queue limits of a disk as plain numbers, filled by C++ and copied
+ * into the kernel's limits by rnbd_kapi_disk_alloc (which kernel call does
+ * it differs between kernels; this description does not).
+ */
+struct rnbd_kapi_limits {
+	unsigned int logical_block_size;  /* bytes */
+	unsigned int physical_block_size; /* bytes */
+	unsigned int max_hw_sectors;
+	unsigned int max_segments;
+	unsigned long virt_boundary_mask;
+	unsigned int io_opt;              /* bytes */
+	unsigned int max_discard_sectors; /* 0: no discard; one segment per discard */
+	unsigned int discard_granularity; /* bytes */
+	unsigned int discard_alignment;   /* bytes */
+	unsigned int max_secure_erase_sectors;
+	unsigned int max_write_zeroes_sectors; /* 0: the block layer writes zeroes itself */
+	unsigned int write_cache;         /* volatile write cache: flushes are needed */
+	unsigned int fua;
+	unsigned int rotational;
+};
+
 /* Return values of the queue_rq upcall, turned into blk_status_t in C. */
 enum rnbd_kapi_status {
 	RNBD_KAPI_STS_OK = 0,
@@ -62,8 +84,11 @@ int rnbd_kapi_tag_set_init(void *set) KAPI_NOEXCEPT;
 void rnbd_kapi_tag_set_free(void *set) KAPI_NOEXCEPT;
 /* blk_mq_free_tag_set + kfree; after the disk's queue is gone (del_gendisk/put_disk). */
 void rnbd_kapi_tag_set_destroy(void *set) KAPI_NOEXCEPT;
-/* blk_mq_alloc_disk(set, queuedata = device); 0 or -errno. */
-int rnbd_kapi_disk_alloc(void *set, void *device, void **out) KAPI_NOEXCEPT;
+/*
+ * blk_mq_alloc_disk(set, queuedata = device) with the queue limits of `lim`
+ * (copied; the kernel validates them); 0 or -errno.
+ */
+int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out) KAPI_NOEXCEPT;
 /* Names the disk "<prefix><index>" with `minors` minors from index * minors, our fops. */
 void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors,
 			     const char *prefix) KAPI_NOEXCEPT;
@@ -76,20 +101,6 @@ void rnbd_kapi_mark_disk_dead(void *disk) KAPI_NOEXCEPT;
 void *rnbd_kapi_disk_device(void *disk) KAPI_NOEXCEPT;
 const char *rnbd_kapi_disk_name(void *disk) KAPI_NOEXCEPT;
 
-/* Queue limits, one blk_queue_* call each; before add_disk. */
-void rnbd_kapi_set_logical_block_size(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
-void rnbd_kapi_set_physical_block_size(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
-void rnbd_kapi_set_max_hw_sectors(void *disk, unsigned int sectors) KAPI_NOEXCEPT;
-void rnbd_kapi_set_max_segments(void *disk, unsigned int segments) KAPI_NOEXCEPT;
-void rnbd_kapi_set_virt_boundary(void *disk, unsigned long mask) KAPI_NOEXCEPT;
-void rnbd_kapi_set_io_opt(void *disk, unsigned int bytes) KAPI_NOEXCEPT;
-/* Discard: one segment per request, max sectors (0 = none), granularity and alignment in bytes. */
-void rnbd_kapi_set_discard(void *disk, unsigned int max_sectors, unsigned int granularity,
-			   unsigned int alignment) KAPI_NOEXCEPT;
-void rnbd_kapi_set_secure_erase(void *disk, unsigned int max_sectors) KAPI_NOEXCEPT;
-void rnbd_kapi_set_write_zeroes(void *disk, unsigned int max_sectors) KAPI_NOEXCEPT;
-void rnbd_kapi_set_write_cache(void *disk, int write_back, int fua) KAPI_NOEXCEPT;
-void rnbd_kapi_set_nonrot(void *disk) KAPI_NOEXCEPT;
 void rnbd_kapi_set_read_only(void *disk) KAPI_NOEXCEPT;
 void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors) KAPI_NOEXCEPT;
 /* After add_disk: set_capacity_and_notify (a uevent for the size change). */

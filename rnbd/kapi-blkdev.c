@@ -2,6 +2,9 @@
 /*
  * rnbd-server C boundary: paths looked up without opening them, block
  * devices opened by device number and their queue properties (see kapi-blkdev.h). One kernel call per function.
+ *
+ * Kernel versions: the #if blocks name the release where the call changed;
+ * 6.1 and 6.12 are the kernels built and tested.
  */
 #include <linux/blkdev.h>
 #include <linux/namei.h>
@@ -9,6 +12,7 @@
 #include <linux/mount.h>
 #include <linux/path.h>
 #include <linux/cred.h>
+#include <linux/version.h>
 #include "kapi-blkdev.h"
 
 /* KAPI: process context, sleeps (path walk). */
@@ -49,30 +53,62 @@ int kapi_path_permission(const void *path, int writable)
 {
 	const struct path *p = path;
 
+	/* 6.3 replaced the mount's user namespace by its idmap. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	return inode_permission(mnt_idmap(p->mnt), d_inode(p->dentry), writable ? MAY_READ | MAY_WRITE : MAY_READ);
+#else
 	return inode_permission(mnt_user_ns(p->mnt), d_inode(p->dentry), writable ? MAY_READ | MAY_WRITE : MAY_READ);
+#endif
 }
 
+/*
+ * Since 6.9 a block device is opened as a file (the handle), the
+ * block_device is looked up from it and fput() closes it; before, the
+ * handle was the block_device itself and blkdev_put() needed the mode.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+/* KAPI: process context, sleeps. */
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, void **bdev)
+{
+	struct file *file = bdev_file_open_by_dev(dev, writable ? BLK_OPEN_READ | BLK_OPEN_WRITE : BLK_OPEN_READ,
+						  NULL, NULL);
+
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	*handle = file;
+	*bdev = file_bdev(file);
+	return 0;
+}
+
+/* KAPI: process context, sleeps. */
+void kapi_blkdev_close(void *handle, int writable)
+{
+	fput(handle);
+}
+#else
 static fmode_t kapi_blkdev_mode(int writable)
 {
 	return writable ? FMODE_READ | FMODE_WRITE : FMODE_READ;
 }
 
 /* KAPI: process context, sleeps. */
-int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **out)
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, void **bdev)
 {
-	struct block_device *bdev = blkdev_get_by_dev(dev, kapi_blkdev_mode(writable), NULL);
+	struct block_device *opened = blkdev_get_by_dev(dev, kapi_blkdev_mode(writable), NULL);
 
-	if (IS_ERR(bdev))
-		return PTR_ERR(bdev);
-	*out = bdev;
+	if (IS_ERR(opened))
+		return PTR_ERR(opened);
+	*handle = opened;
+	*bdev = opened;
 	return 0;
 }
 
 /* KAPI: process context, sleeps. */
-void kapi_blkdev_close(void *bdev, int writable)
+void kapi_blkdev_close(void *handle, int writable)
 {
-	blkdev_put(bdev, kapi_blkdev_mode(writable));
+	blkdev_put(handle, kapi_blkdev_mode(writable));
 }
+#endif
 
 int kapi_blkdev_read_only(void *bdev)
 {

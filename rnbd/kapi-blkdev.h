@@ -48,16 +48,17 @@ int kapi_path_permission(const void *path, int writable) KAPI_NOEXCEPT;
 /* ---- block devices (blockio) ---- */
 
 /*
- * KAPI: process context, sleeps. blkdev_get_by_dev() of the device number
- * taken from a checked path (kapi_path_rdev), with FMODE_READ, plus
- * FMODE_WRITE when `writable` (not exclusive, like Linux's rnbd-server).
- * 0 and *out = the block_device, or -errno.
+ * KAPI: process context, sleeps. Opens the device number taken from a
+ * checked path (kapi_path_rdev) for reading, and writing when `writable`
+ * (not exclusive, like Linux's rnbd-server). 0 and *handle = what to close
+ * (the opened file since 6.9, the block_device before), *bdev = the
+ * block_device the calls below and the bios take; or -errno.
  */
-int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **out) KAPI_NOEXCEPT;
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, void **bdev) KAPI_NOEXCEPT;
 /* 1 if the device is read-only (bdev_read_only). KAPI: any context. */
 int kapi_blkdev_read_only(void *bdev) KAPI_NOEXCEPT;
-/* KAPI: process context. `writable` must be what kapi_blkdev_open got. */
-void kapi_blkdev_close(void *bdev, int writable) KAPI_NOEXCEPT;
+/* KAPI: process context. The handle of the open; `writable` must be what it got. */
+void kapi_blkdev_close(void *handle, int writable) KAPI_NOEXCEPT;
 /* Device properties. KAPI: any context; the device is open. */
 unsigned long long kapi_blkdev_nr_sectors(void *bdev) KAPI_NOEXCEPT;
 unsigned int kapi_blkdev_logical_block_size(void *bdev) KAPI_NOEXCEPT;

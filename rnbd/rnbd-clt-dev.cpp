@@ -152,23 +152,27 @@ Result<void> Device::map()
     return {};
 }
 
-void Device::apply_limits(const codec::OpenRspFields& rsp)
+rnbd_kapi_limits Device::limits(const codec::OpenRspFields& rsp)
 {
     const u32 transport_sectors = session_->max_io_size() / wire::kSectorSize;
     max_hw_sectors_ = cxxrt::min(transport_sectors, rsp.max_hw_sectors);
-    rnbd_kapi_set_logical_block_size(disk_, rsp.logical_block_size);
-    rnbd_kapi_set_physical_block_size(disk_, rsp.physical_block_size);
-    rnbd_kapi_set_max_hw_sectors(disk_, max_hw_sectors_);
-    rnbd_kapi_set_max_segments(disk_, session_->max_segments());
-    rnbd_kapi_set_virt_boundary(disk_, kVirtBoundaryMask);
-    rnbd_kapi_set_io_opt(disk_, session_->max_io_size());
-    rnbd_kapi_set_discard(disk_, rsp.max_discard_sectors, rsp.discard_granularity, rsp.discard_alignment);
-    rnbd_kapi_set_secure_erase(disk_, rsp.secure_discard ? rsp.max_discard_sectors : 0);
+    rnbd_kapi_limits lim{};
+    lim.logical_block_size = rsp.logical_block_size;
+    lim.physical_block_size = rsp.physical_block_size;
+    lim.max_hw_sectors = max_hw_sectors_;
+    lim.max_segments = session_->max_segments();
+    lim.virt_boundary_mask = kVirtBoundaryMask;
+    lim.io_opt = session_->max_io_size();
+    lim.max_discard_sectors = rsp.max_discard_sectors;
+    lim.discard_granularity = rsp.discard_granularity;
+    lim.discard_alignment = rsp.discard_alignment;
+    lim.max_secure_erase_sectors = rsp.secure_discard ? rsp.max_discard_sectors : 0;
     // RNBD 2.0 has no write-zeroes operation: the block layer emulates it with writes.
-    rnbd_kapi_set_write_zeroes(disk_, 0);
-    rnbd_kapi_set_write_cache(disk_, (rsp.cache_policy & wire::kCacheWriteback) != 0,
-                              (rsp.cache_policy & wire::kCacheFua) != 0);
-    rnbd_kapi_set_nonrot(disk_);
+    lim.max_write_zeroes_sectors = 0;
+    lim.write_cache = (rsp.cache_policy & wire::kCacheWriteback) != 0;
+    lim.fua = (rsp.cache_policy & wire::kCacheFua) != 0;
+    lim.rotational = 0;
+    return lim;
 }
 
 Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
@@ -185,9 +189,9 @@ Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
         return Error::from_errno(rc);
     }
     tag_set_ = set;
-    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_disk_alloc(tag_set_, this, &disk_)));
+    const rnbd_kapi_limits lim = limits(rsp);
+    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_disk_alloc(tag_set_, &lim, this, &disk_)));
     rnbd_kapi_disk_identity(disk_, client_.major(), index_, kMinorsPerDisk, "rnbd");
-    apply_limits(rsp);
     rnbd_kapi_set_capacity(disk_, rsp.nsectors);
     if (access_mode_ == AccessMode::kReadOnly)
         rnbd_kapi_set_read_only(disk_);

@@ -164,7 +164,8 @@ private:
     cxxrt::Result<void> create_sysfs();
     void remove_sysfs();
     void destroy_disk();
-    void apply_limits(const codec::OpenRspFields& rsp);
+    // The queue limits for the server's OPEN_RSP (records max_hw_sectors_).
+    rnbd_kapi_limits limits(const codec::OpenRspFields& rsp);
     void finish_io(IoRequest& io);
     int hold_or_fail(void* hctx);
     void kobject_released() { kobjects_gone_.complete(); }

@@ -96,15 +96,17 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
     }
     writable_ = writable;
     if (decision.open_as == policy::OpenAs::kBlockDevice) {
+        void* opened = nullptr;
         void* bdev = nullptr;
-        CXXRT_TRY(to_result(kapi_blkdev_open_by_dev(object.rdev(), writable, &bdev)));
+        CXXRT_TRY(to_result(kapi_blkdev_open_by_dev(object.rdev(), writable, &opened, &bdev)));
         if (writable && kapi_blkdev_read_only(bdev)) {
-            kapi_blkdev_close(bdev, writable);
+            kapi_blkdev_close(opened, writable);
             refusal_ = "read-write open of a read-only block device";
             return Error(err::kAccess);
         }
         kind_ = IoKind::kBlock;
         handle_ = bdev;
+        open_handle_ = opened;
         logical_block_size_ = kapi_blkdev_logical_block_size(bdev);
         key_dev_ = kapi_blkdev_devt(bdev);
         key_ino_ = 0;
@@ -115,6 +117,7 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
     CXXRT_TRY(to_result(kapi_file_open_path(object.native(), writable, &file)));
     kind_ = IoKind::kFile;
     handle_ = file;
+    open_handle_ = file;
     file_is_block_node_ = facts.kind == policy::ObjectKind::kBlockDevice;
     can_direct_ = kapi_file_can_direct(file) != 0;
     logical_block_size_ = wire::kSectorSize;
@@ -125,7 +128,8 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
 
 void Backing::close()
 {
-    void* handle = exchange(handle_, nullptr);
+    handle_ = nullptr;
+    void* handle = exchange(open_handle_, nullptr);
     if (!handle)
         return;
     if (kind_ == IoKind::kBlock)

@@ -84,6 +84,7 @@ public:
     void close();
 
     IoKind kind() const { return kind_; }
+    // What IO and the property calls take: the block_device or the file.
     void* handle() const { return handle_; }
     bool writable() const { return writable_; }
     // A block device, opened as such or as a device node through the VFS.
@@ -103,6 +104,9 @@ public:
 private:
     IoKind kind_ = IoKind::kBlock;
     void* handle_ = nullptr;
+    // What close takes: for a block device the kernel may hand out another
+    // object than the block_device (an opened file, since Linux 6.9).
+    void* open_handle_ = nullptr;
     bool writable_ = false;
     bool file_is_block_node_ = false;
     bool can_direct_ = false;

@@ -17,15 +17,20 @@
 # the C++ objects must be instrumented like C ones: every C++ object with
 # code references __asan_* (KASAN), and the C++ objects as a whole reference
 # __ubsan_* (UBSAN bounds checks appear only where an index is checkable).
-# Usage: check-ko.sh [--sanitizers LIST] MODULE.ko... [-- CXX_OBJECT.o...]
+# With --objtool-at-link (the kernel's config has X86_KERNEL_IBT or
+# LTO_CLANG: kbuild then runs objtool once on each module's linked object,
+# not per object; Debian's 6.12 does), the sections are required of each
+# module's linked object (MODULE.o), which holds all its C++ code, instead.
+# Usage: check-ko.sh [--sanitizers LIST] [--objtool-at-link] MODULE.ko... [-- CXX_OBJECT.o...]
 set -uo pipefail
 NM=${NM:-nm}
 OBJDUMP=${OBJDUMP:-objdump}
 status=0
 fail() { echo "check-ko: $*" >&2; status=1; }
 
-modules=() objects=() sanitizers=''
+modules=() objects=() sanitizers='' at_link=0
 if [ "${1:-}" = --sanitizers ]; then sanitizers=${2:-}; shift 2; fi
+if [ "${1:-}" = --objtool-at-link ]; then at_link=1; shift; fi
 target=modules
 for arg in "$@"; do
     if [ "$arg" = "--" ]; then target=objects; continue; fi
@@ -75,7 +80,13 @@ for ko in "${modules[@]}"; do
     [ -z "$bad" ] || fail "$ko: undefined C++ runtime symbols: $(echo $bad)"
 done
 
-for obj in "${objects[@]}"; do
+objtool_checked=("${objects[@]}")
+if [ $at_link = 1 ]; then
+    objtool_checked=()
+    for ko in "${modules[@]}"; do objtool_checked+=("${ko%.ko}.o"); done
+fi
+for obj in "${objtool_checked[@]}"; do
+    [ -f "$obj" ] || { fail "$obj: missing"; continue; }
     sections=$($OBJDUMP -h "$obj" | awk '{print $2}')
     # An object with code has returns; objtool must have recorded them.
     if grep -qx .text <<<"$sections" || grep -q '^\.text\.' <<<"$sections"; then

@@ -12,7 +12,19 @@ flags="-std=gnu++20 -fsyntax-only -nostdinc++ -ffreestanding -fno-exceptions -fn
   -Wno-unknown-attributes -Wno-gnu-statement-expression -Wno-unused-command-line-argument"
 [ -f generated/cxxrt-kabi.h ] || { echo "1..0 # SKIP run 'make' first (generated/cxxrt-kabi.h)"; exit 0; }
 n=0 failed=0
-echo "1..$(wc -w <<<"$files")"
+echo "1..$(( $(wc -w <<<"$files") + 1 ))"
+# Kernel differences live in the C boundary only: no C++ file (kernel or
+# host side, headers included) may ask which kernel it is built for.
+n=$((n + 1))
+versioned=$(grep -lE 'LINUX_VERSION_CODE|KERNEL_VERSION|linux/version\.h' \
+    $(find cxxrt rtrs rnbd include -name '*.cpp' -o -name '*.hpp' | sort) 2>/dev/null || true)
+if [ -z "$versioned" ]; then
+    echo "ok $n - no kernel-version conditional in C++"
+else
+    echo "not ok $n - kernel-version conditional in C++ (belongs in a C boundary file)"
+    echo "$versioned" | sed 's/^/#   /'
+    failed=$((failed + 1))
+fi
 for f in $files; do
     n=$((n + 1))
     if out=$($CLANG $flags "$f" 2>&1); then

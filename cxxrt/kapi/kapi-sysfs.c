@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/version.h>
 #include <cxxrt/kapi-sysfs.h>
 
 struct kapi_sysfs_attr {
@@ -82,10 +83,17 @@ static const struct kobj_type kapi_kobj_ktype = {
 	.sysfs_ops = &kobj_sysfs_ops,
 };
 
-/* KAPI: process context. The class belongs to the calling module. */
+/*
+ * KAPI: process context. The class belongs to the calling module; since
+ * 6.4 class_create() takes no owner (a class no longer pins its module).
+ */
 int kapi_class_create(const char *name, void **out)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	struct class *cls = class_create(name);
+#else
 	struct class *cls = class_create(THIS_MODULE, name);
+#endif
 
 	if (IS_ERR(cls))
 		return PTR_ERR(cls);

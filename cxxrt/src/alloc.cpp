@@ -120,6 +120,9 @@ void operator delete[](void* pointer, cxxrt::size_t) noexcept
 
 #endif
 
+// The compiler calls this ABI symbol without a declaration of its own;
+// one here keeps -Wmissing-declarations (in 6.12's flags) quiet.
+extern "C" void __cxa_pure_virtual();
 extern "C" void __cxa_pure_virtual()
 {
     cxxrt::log::err("cxxrt: pure virtual function called");

@@ -8,14 +8,14 @@
 # hand-copied, so a different kernel config gives the matching C++ flags.
 # objtool then runs on each C++ object exactly as on C objects.
 
-CXX := $(CROSS_COMPILE)g++$(patsubst gcc%,%,$(notdir $(CC)))
+CXX := $(subst gcc,g++,$(CC))
 
 # Options that are valid for C only (g++ warns about each of them).
 cxx-c-only-flags := -std=gnu11 -Wstrict-prototypes -Werror=strict-prototypes \
 	-Werror=implicit-function-declaration -Werror=implicit-int -Wno-pointer-sign \
 	-Werror=incompatible-pointer-types -Werror=designated-init \
 	-Wdeclaration-after-statement -Wmissing-prototypes -Wold-style-definition -Wno-main \
-	-Wnested-externs
+	-Wnested-externs -Wno-override-init
 
 cxx-subset-flags := -std=gnu++20 -nostdinc -nostdinc++ -ffreestanding \
 	-fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit -fno-gnu-unique \

@@ -593,6 +593,7 @@ extern "C" int cxxrt_selftest_run(bool leak_on_exit) noexcept
 // two C++ mutexes taken A->B, then B->A, in this one thread. Nothing
 // deadlocks, but a lockdep kernel must report "possible circular locking
 // dependency" naming both classes, and the VM runner must fail the run.
+extern "C" void cxxrt_selftest_lock_inversion(void) noexcept;  // called from selftest-mod.c
 extern "C" void cxxrt_selftest_lock_inversion(void) noexcept
 {
     Mutex a{lock_class<"cxxrt::selftest::Inversion::a_">};

@@ -17,6 +17,9 @@
 int rtrs_clt_selftest_run(const char *paths, const char *session, const char *proto, const char *device,
 			  unsigned short port, bool keep_open, unsigned int reconnect_delay);
 void rtrs_clt_selftest_stop(void);
+/* Called from the C++ tests (rtrs-clt-selftest-run.cpp), defined below. */
+void rtrs_clt_selftest_sg_fill(void *table, unsigned int count, void *buffer, unsigned int length);
+unsigned int rtrs_clt_selftest_sg_size(void);
 
 static char *paths;
 module_param(paths, charp, 0444);

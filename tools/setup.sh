@@ -6,7 +6,11 @@
 #    rdma-core, fio, e2fsprogs, clang's libFuzzer runtime;
 #  - Debian's 6.1 kernel image, unpacked (never installed) under .cache/kernel/;
 #  - Debian's linux-source-6.1 RNBD/RTRS folders under .cache/linux-source/
-#    (the interop peer and benchmark anchor; read for wire facts, never copied).
+#    (the interop peer and benchmark anchor; read for wire facts, never copied);
+#  - the second kernel, Debian 12's 6.12 LTS (linux-image-6.12-amd64): its
+#    headers, its image unpacked under .cache/kernel-6.12/ (release in
+#    .cache/kernel-6.12.abi) and its linux-source-6.12 RNBD/RTRS folders
+#    under .cache/linux-source-6.12/.
 #
 # Environment: CACHE (default <repo>/.cache), SETUP_QUIET=1 for less output.
 set -euo pipefail
@@ -19,7 +23,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
-  linux-source-6.1 gawk)
+  linux-source-6.1 linux-source-6.12 gawk)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.
 # Headers and image must be the same package version, so both are taken from it.
@@ -31,6 +35,10 @@ fi
 abi=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{sub("linux-image-","",$2); print $2; exit}')
 [ -n "$abi" ] || { echo "setup: cannot find Debian's linux-image-amd64 ABI (is apt reachable?)" >&2; exit 1; }
 packages+=("linux-headers-$abi")
+# The 6.12 kernel: the release Debian 12's linux-image-6.12-amd64 points at.
+abi612=$(apt-cache depends linux-image-6.12-amd64 2>/dev/null | awk '/Depends: linux-image-6\.12/{sub("linux-image-","",$2); print $2; exit}')
+[ -n "$abi612" ] || { echo "setup: cannot find Debian's linux-image-6.12-amd64 release (is apt reachable?)" >&2; exit 1; }
+packages+=("linux-headers-$abi612")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -51,26 +59,35 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 touch "$stamp"
 
-# The VM kernel: unpack the image .deb (vmlinuz + modules), never install it on the host.
-kdir=$cache/kernel
-if [ ! -f "$kdir/boot/vmlinuz-$abi" ]; then
-    say "fetching kernel image $abi for the VM"
+# The VM kernels: unpack the image .deb (vmlinuz + modules), never install it on the host.
+unpack_kernel() { # release, cache dir, package
+    local release=$1 kdir=$2 package=$3 tmp
+    [ -f "$kdir/boot/vmlinuz-$release" ] && return 0
+    say "fetching kernel image $release for the VM"
     tmp=$(mktemp -d); chmod 755 "$tmp"
-    (cd "$tmp" && apt-get download -q "linux-image-$abi" >/dev/null)
+    (cd "$tmp" && apt-get download -q "$package" >/dev/null)
     rm -rf "$kdir"; mkdir -p "$kdir"
-    dpkg-deb -x "$tmp"/linux-image-"$abi"_*.deb "$kdir"
-    depmod -b "$kdir" "$abi"
+    dpkg-deb -x "$tmp"/"$package"_*.deb "$kdir"
+    depmod -b "$kdir" "$release"
     rm -rf "$tmp"
-fi
+}
+unpack_kernel "$abi" "$cache/kernel" "linux-image-$abi"
 echo "$abi" > "$cache/kernel.abi"
+# The unsigned image: the same kernel and modules without the signed-image
+# packaging (a VM boots it directly).
+unpack_kernel "$abi612" "$cache/kernel-6.12" "linux-image-$abi612-unsigned"
+echo "$abi612" > "$cache/kernel-6.12.abi"
 
-# Upstream RNBD/RTRS sources (interop peer, benchmark anchor).
-src=$cache/linux-source
-if [ ! -f "$src/drivers/block/rnbd/rnbd-proto.h" ]; then
-    say "unpacking RNBD/RTRS from linux-source-6.1"
+# Upstream RNBD/RTRS sources (interop peer, benchmark anchor), per kernel.
+unpack_source() { # version, cache dir
+    local v=$1 src=$2
+    [ -f "$src/drivers/block/rnbd/rnbd-proto.h" ] && return 0
+    say "unpacking RNBD/RTRS from linux-source-$v"
     rm -rf "$src"; mkdir -p "$src"
-    tar -C "$src" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz \
-        --wildcards 'linux-source-6.1/drivers/block/rnbd' 'linux-source-6.1/drivers/infiniband/ulp/rtrs' \
-        'linux-source-6.1/tools/testing/selftests/kselftest.h'
-fi
-say "ready: kernel $abi, headers /usr/src/linux-headers-$abi, cache $cache"
+    tar -C "$src" --strip-components=1 -xf "/usr/src/linux-source-$v.tar.xz" \
+        --wildcards "linux-source-$v/drivers/block/rnbd" "linux-source-$v/drivers/infiniband/ulp/rtrs" \
+        "linux-source-$v/tools/testing/selftests/kselftest.h"
+}
+unpack_source 6.1 "$cache/linux-source"
+unpack_source 6.12 "$cache/linux-source-6.12"
+say "ready: kernels $abi and $abi612, headers /usr/src/linux-headers-{$abi,$abi612}, cache $cache"

@@ -4,13 +4,17 @@
 # kernel headers. The result is our interop peer and performance anchor; the
 # upstream code is only ever copied into .cache/, never into the repository.
 #
-# Usage: tools/upstream/build.sh [KDIR=<kernel build tree>] [V=1]
-#   KDIR   kernel build tree (default /usr/src/linux-headers-$(cat .cache/kernel.abi));
+# Usage: tools/upstream/build.sh [KERNEL=6.1|6.12] [KDIR=<kernel build tree>] [V=1]
+#   KERNEL which kernel's RNBD/RTRS, built against that kernel (default 6.1):
+#          6.1  from .cache/linux-source/      into .cache/upstream/
+#          6.12 from .cache/linux-source-6.12/ into .cache/upstream-6.12/
+#   KDIR   kernel build tree (default /usr/src/linux-headers-<release>, the
+#          release from .cache/kernel.abi or .cache/kernel-6.12.abi);
 #          may also be given in the environment.
 #   V=1    verbose kbuild output.
 # Environment: CACHE (default <repo>/.cache), JOBS (default nproc).
 #
-# Outputs (copies): .cache/upstream/{rtrs-core,rtrs-client,rtrs-server,rnbd-client,rnbd-server}.ko
+# Outputs (copies): .cache/upstream[-6.12]/{rtrs-core,rtrs-client,rtrs-server,rnbd-client,rnbd-server}.ko
 # Idempotent: sources are re-copied only when they changed, and kbuild rebuilds
 # only what is out of date, so a second run is a quick no-op.
 set -euo pipefail
@@ -20,9 +24,10 @@ cache=${CACHE:-$top/.cache}
 say() { echo "upstream-build: $*"; }
 die() { echo "upstream-build: error: $*" >&2; exit 1; }
 
-verbose=0
+verbose=0 kernel=6.1
 for arg in "$@"; do
     case $arg in
+        KERNEL=*) kernel=${arg#KERNEL=} ;;
         KDIR=*) KDIR=${arg#KDIR=} ;;
         V=1) verbose=1 ;;
         -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
@@ -30,20 +35,25 @@ for arg in "$@"; do
     esac
 done
 
+case $kernel in
+    6.1) suffix='' ;;
+    6.12) suffix=-6.12 ;;
+    *) die "KERNEL must be 6.1 or 6.12" ;;
+esac
 if [ -z "${KDIR:-}" ]; then
-    [ -f "$cache/kernel.abi" ] || die "$cache/kernel.abi missing: run tools/setup.sh first (or pass KDIR=)"
-    KDIR=/usr/src/linux-headers-$(cat "$cache/kernel.abi")
+    [ -f "$cache/kernel$suffix.abi" ] || die "$cache/kernel$suffix.abi missing: run tools/setup.sh first (or pass KDIR=)"
+    KDIR=/usr/src/linux-headers-$(cat "$cache/kernel$suffix.abi")
 fi
 [ -f "$KDIR/Makefile" ] || die "KDIR=$KDIR is not a kernel build tree (no Makefile)"
 [ -f "$KDIR/Module.symvers" ] || die "KDIR=$KDIR has no Module.symvers"
 
-upsrc=$cache/linux-source/drivers
+upsrc=$cache/linux-source$suffix/drivers
 rtrs_in=$upsrc/infiniband/ulp/rtrs
 rnbd_in=$upsrc/block/rnbd
 [ -f "$rtrs_in/rtrs-pri.h" ] && [ -f "$rnbd_in/rnbd-proto.h" ] \
     || die "upstream sources missing under $upsrc: run tools/setup.sh first"
 
-out=$cache/upstream
+out=$cache/upstream$suffix
 src=$out/src
 mkdir -p "$out"
 
@@ -73,13 +83,13 @@ kmake() {
 }
 
 start=$(date +%s.%N)
-say "building rtrs against $KDIR"
+say "building $kernel's rtrs against $KDIR"
 kmake rtrs M="$src/rtrs" \
     CONFIG_INFINIBAND_RTRS=m CONFIG_INFINIBAND_RTRS_CLIENT=m CONFIG_INFINIBAND_RTRS_SERVER=m modules
 
 # rnbd's own Makefile points its include path at the in-tree rtrs folder
 # ($(srctree)/drivers/...), which a headers-only tree lacks: add the copy's.
-say "building rnbd against $KDIR"
+say "building $kernel's rnbd against $KDIR"
 kmake rnbd M="$src/rnbd" KCFLAGS="-I$src/rtrs" KBUILD_EXTRA_SYMBOLS="$src/rtrs/Module.symvers" \
     CONFIG_BLK_DEV_RNBD_CLIENT=m CONFIG_BLK_DEV_RNBD_SERVER=m modules
 end=$(date +%s.%N)

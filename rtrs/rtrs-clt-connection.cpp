@@ -180,6 +180,14 @@ void ClientConnection::disconnect_and_drain()
         connection_->drain();
 }
 
+void ClientConnection::release_queues()
+{
+    if (connection_)
+        connection_->destroy_queues();
+    receive_slots_.reset();
+    receive_buffer_.reset();
+}
+
 bool ClientConnection::wait_disconnected(unsigned long& budget_ms)
 {
     if (!connection_ || !cm_established_.load())

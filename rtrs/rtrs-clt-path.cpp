@@ -489,9 +489,14 @@ void Path::teardown()
     }
     // No completion can run any more: the remaining IO is ours to move.
     fail_over_requests();
+    // Everything made on the device goes before the cm_ids: when a device
+    // is removed the CM waits only until the last id on it is destroyed,
+    // then the driver frees the device. An MR or the PD freed after that
+    // touches freed memory (rxe WARNs in rxe_pool_cleanup about what is left).
     if (connections_) {
         for (u32 cid = 0; cid < connection_count_; ++cid)
-            cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
+            if (connections_[cid])
+                connections_[cid]->release_queues();
     }
     requests_.reset();
     table_.reset();
@@ -499,6 +504,15 @@ void Path::teardown()
     info_response_.reset();
     cxxrt::free_array(cxxrt::exchange(chunks_, nullptr));
     pd_.reset();
+    bool had_ids = false;
+    if (connections_) {
+        for (u32 cid = 0; cid < connection_count_; ++cid) {
+            had_ids |= connections_[cid] != nullptr;
+            cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
+        }
+    }
+    if (u64 delay = __atomic_load_n(&g_faults.id_delay_ms, __ATOMIC_RELAXED); delay && had_ids)
+        kapi_msleep(unsigned(cxxrt::min<u64>(delay, 10000)));
 }
 
 // --- heartbeat ----------------------------------------------------------------

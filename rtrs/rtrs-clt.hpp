@@ -90,6 +90,8 @@ struct Faults {
     u64 delay_ms;             // IO completions of delay_paths are held back this long (and
     u64 delay_paths;          //   their heartbeat round trip counts that much longer)
     u64 drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
+    u64 id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
+                              //   freed later would outlive a removed device (rxe_pool_cleanup WARN)
 };
 extern constinit Faults g_faults;
 
@@ -257,6 +259,9 @@ public:
     // error event), at most budget_ms; subtracts the time slept. False if
     // the budget ran out first.
     bool wait_disconnected(unsigned long& budget_ms);
+    // After disconnect_and_drain: frees the QP, CQ and receive buffers but
+    // keeps the cm_id (see Path::teardown for why the ids go last).
+    void release_queues();
 
     void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
 

@@ -120,6 +120,13 @@ void ServerConnection::abandon()
     }
 }
 
+void ServerConnection::release_queues()
+{
+    if (connection_)
+        connection_->destroy_queues();
+    receive_buffer_.reset();
+}
+
 void ServerConnection::drain()
 {
     if (connection_ && connection_->has_queues())

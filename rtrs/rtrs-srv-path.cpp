@@ -154,10 +154,14 @@ Path::~Path()
     heartbeat_work_.cancel_sync();
     info_deadline_work_.cancel_sync();
     setup_work_.cancel_sync();
+    // Everything made on the device goes before the cm_ids: when a device
+    // is removed the CM waits only until the last id on it is destroyed,
+    // then the driver frees the device. An MR or the PD freed after that
+    // touches freed memory (rxe WARNs in rxe_pool_cleanup about what is left).
     if (connections_) {
         for (u16 cid = 0; cid < connection_count_; ++cid)
-            destroy(connections_[cid]);
-        free_array(connections_);
+            if (connections_[cid])
+                connections_[cid]->release_queues();
     }
     // MRs before the PD and the memory they cover.
     if (chunk_regions_) {
@@ -169,6 +173,16 @@ Path::~Path()
         for (u32 i = 0; i < p.queue_depth; ++i)
             chunks_[i].~UniquePtr();
         free_array(chunks_);
+    }
+    info_response_.reset();
+    rkey_responses_.reset();
+    pd_.reset();
+    if (connections_) {
+        for (u16 cid = 0; cid < connection_count_; ++cid)
+            destroy(connections_[cid]);
+        free_array(connections_);
+        if (u64 delay = __atomic_load_n(&g_faults.id_delay_ms, __ATOMIC_RELAXED))
+            kapi_msleep(unsigned(min<u64>(delay, 10000)));
     }
     count(g_counters.registered_chunk_bytes, -(long long)(u64(registered_chunks_) * p.chunk_size));
     count(g_counters.paths, -1);

@@ -62,6 +62,10 @@ class ServerConnection;
 struct Faults {
     u64 drop_heartbeats;      // do not send our heartbeats
     u64 drop_heartbeat_acks;  // do not answer the client's heartbeats
+    // A closing path sleeps this long right after destroying its cm_ids:
+    // anything freed later would outlive a removed device (rxe WARNs in
+    // rxe_pool_cleanup).
+    u64 id_delay_ms;
 };
 extern constinit Faults g_faults;
 
@@ -140,6 +144,9 @@ public:
     bool established() const { return established_.load(); }
     void disconnect();
     void drain();
+    // Frees the QP, CQ and receive buffer but keeps the cm_id (see
+    // Path::~Path for why the ids go last).
+    void release_queues();
     // Inside the listener's handler, for a request being refused after adopt.
     void abandon();
 

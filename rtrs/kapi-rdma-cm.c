@@ -175,6 +175,12 @@ int kapi_rdma_connect_locked(void *cm_id, const void *data, unsigned char len, u
 	return rdma_connect_locked(cm_id, &param);
 }
 
+/* KAPI: before the QP reaches RTS (accept/connect); any context that may sleep. */
+int kapi_rdma_set_ack_timeout(void *cm_id, unsigned char timeout)
+{
+	return rdma_set_ack_timeout(cm_id, timeout);
+}
+
 /* KAPI: handler mutex held (the CONNECT_REQUEST handler, or lock_handler). */
 int kapi_rdma_accept(void *cm_id, const void *data, unsigned char len, unsigned char rnr_retry_count)
 {

@@ -98,6 +98,8 @@ int kapi_rdma_connect_locked(void *cm_id, const void *data, unsigned char len, u
  * KAPI: must run with the id's handler mutex held: from the CONNECT_REQUEST
  * handler itself, or between kapi_rdma_lock_handler/unlock_handler.
  */
+/* rdma_set_ack_timeout(): the QP's local ACK timeout, 4.096 us * 2^timeout. */
+int kapi_rdma_set_ack_timeout(void *cm_id, unsigned char timeout) KAPI_NOEXCEPT;
 int kapi_rdma_accept(void *cm_id, const void *data, unsigned char len, unsigned char rnr_retry_count) KAPI_NOEXCEPT;
 /* Rejects (IB_CM_REJ_CONSUMER_DEFINED) with private data (at most 148). */
 int kapi_rdma_reject(void *cm_id, const void *data, unsigned char len) KAPI_NOEXCEPT;

@@ -97,6 +97,13 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
             finish_connect(queues.to_errno());
             return;
         }
+        if (u64 timeout = __atomic_load_n(&g_faults.ack_timeout, __ATOMIC_RELAXED)) {
+            auto set = id.set_ack_timeout(u8(cxxrt::min<u64>(timeout, 31)));
+            if (!set) {
+                finish_connect(set.to_errno());
+                return;
+            }
+        }
         auto route = id.resolve_route(kResolveTimeoutMs);
         if (!route)
             finish_connect(route.to_errno());
@@ -205,6 +212,7 @@ bool ClientConnection::wait_disconnected(unsigned long& budget_ms)
 
 Result<void> ClientConnection::post_heartbeat(u32 imm)
 {
+    cxxrt::IrqSpinGuard guard(post_lock_);
     return connection_->qp().post_write_imm(&send_done_, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
 }
 

@@ -114,9 +114,9 @@ ib::ConnectionConfig Path::connection_config(u16 cid, ib::Device device) const
         send = kServiceReceives + 2;
         receive = kServiceReceives + 1;
     } else {
-        // Each IO may post a REG_MR and a write, or a LOCAL_INV; a READ
-        // answered with invalidation consumes two receives.
-        send = 2 * params_.queue_depth + 2;
+        // Each IO may post a LOCAL_INV, a REG_MR and a write, or a
+        // LOCAL_INV; a READ answered with invalidation consumes two receives.
+        send = 3 * params_.queue_depth + 2;
         receive = 2 * params_.queue_depth;
     }
     // One more of each for the drain marker.
@@ -245,7 +245,10 @@ Result<void> Path::exchange_info()
     auto length = CXXRT_TRY(codec::build_info_req(info_request_->bytes(), cxxrt::StringView(session_.name())));
     info_request_->sync_for_device();
     ib::Sge sge = info_request_->sge(pd_->local_dma_lkey(), 0, length);
-    CXXRT_TRY(service.qp().post_send(&info_send_done_, cxxrt::Span<const ib::Sge>(&sge, 1), ib::kSignaled));
+    {
+        cxxrt::IrqSpinGuard guard(service.post_lock());
+        CXXRT_TRY(service.qp().post_send(&info_send_done_, cxxrt::Span<const ib::Sge>(&sge, 1), ib::kSignaled));
+    }
     if (!info_received_.wait_timeout(kConnectTimeoutMs)) {
         cxxrt::log::err("%s: no INFO_RSP within %u ms", name_, kConnectTimeoutMs);
         return Error(cxxrt::err::kTimedOut);
@@ -668,6 +671,7 @@ Result<void> Path::submit(Permit& permit)
     u32 sge_count = 0;
     codec::IoPlan plan;
     u64 remote_addr = chunk.addr;
+    u32 invalid_key = 0;
     if (is_read) {
         auto planned = codec::plan_read(geometry_, permit.data_length, permit.header_length,
                                         permit.data_length ? 1 : 0);
@@ -680,6 +684,9 @@ Result<void> Path::submit(Permit& permit)
             auto pages = request.mr_->map_sg(*request.sg_);
             if (!pages || pages.value() != dma_entries)
                 return fail_submit(Error(cxxrt::err::kInval));
+            // The key the MR holds now (invalid: the server or we
+            // invalidated it after its last IO, or it was never registered).
+            invalid_key = request.mr_->rkey();
             request.mr_->bump_key();
             descriptor = codec::SgEntry{request.mr_->iova(), request.mr_->rkey(), permit.data_length};
             flags = u16(wire::kMsgFlagNeedInvalidate);
@@ -725,23 +732,25 @@ Result<void> Path::submit(Permit& permit)
         record_request(stats_.this_cpu(cpu), is_read ? Direction::kRead : Direction::kWrite,
                        u64(permit.data_length) + permit.header_length, permit.sg_count);
     }
-    if (is_read && permit.data_length) {
-        auto registered = request.mr_->post_register(connection->qp(), &connection->send_done(),
-                                                     ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled);
-        if (!registered) {
-            slot.abort();
-            inflight_.fetch_sub(1);
-            return fail_submit(registered.error());
+    bool registered = false;
+    auto posted = [&]() -> Result<void> {
+        cxxrt::IrqSpinGuard guard(connection->post_lock());
+        if (registers) {
+            // Behind a LOCAL_INV of the invalid key: see post_lock().
+            CXXRT_TRY(connection->qp().post_local_inv(nullptr, invalid_key, ib::kUnsignaled));
+            CXXRT_TRY(request.mr_->post_register(connection->qp(), &connection->send_done(),
+                                                 ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled));
+            registered = true;
         }
-    }
-    auto posted = connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
-                                                 ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
-                                                 ib::kSignaled);
+        return connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
+                                               ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
+                                               ib::kSignaled);
+    }();
     if (!posted) {
         // A registered MR stays valid: the path fails, and teardown frees it.
         slot.abort();
         inflight_.fetch_sub(1);
-        if (registers)
+        if (registered)
             fail("cannot post an IO after its registration");
         return fail_submit(posted.error());
     }
@@ -862,8 +871,10 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
         // The server did not prove it invalidated our rkey: do it here
         // before the memory goes back to the user.
         request.pending_errno_ = error;
-        auto posted = request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_,
-                                                   ib::kSignaled);
+        auto posted = [&] {
+            cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
+            return request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_, ib::kSignaled);
+        }();
         if (posted)
             return;
         fail("cannot invalidate a read registration");

@@ -90,6 +90,8 @@ struct Faults {
     u64 delay_ms;             // IO completions of delay_paths are held back this long (and
     u64 delay_paths;          //   their heartbeat round trip counts that much longer)
     u64 drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
+    u64 ack_timeout;          // non-zero: local ACK timeout (4.096 us * 2^n) of connections made from now on;
+                              //   1 fires the retransmit timer after a jiffy: rxe retransmits (spuriously) often
     u64 id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
                               //   freed later would outlive a removed device (rxe_pool_cleanup WARN)
 };
@@ -271,6 +273,15 @@ public:
     const codec::ConnRspFields& response() const { return response_; }
     ib::Completion& send_done() { return send_done_; }
     Result<void> post_heartbeat(u32 imm);
+    // Taken (irqsave) around every send-queue post on this QP. When rxe
+    // (Debian 6.1, rxe_req.c: req_retry) retransmits it rewinds to the
+    // oldest unacknowledged WR and executes again every local operation
+    // behind it: a REG_MR run twice fails ("mr->lkey ... not free") and
+    // kills the QP, or re-validates an rkey the server already invalidated.
+    // So a REG_MR goes right behind a LOCAL_INV (which rxe fences until
+    // every earlier WR completed), and this lock keeps another context's
+    // send from landing between the two.
+    cxxrt::SpinLock& post_lock() { return post_lock_; }
 
 private:
     friend class ReceiveSlot;
@@ -301,6 +312,7 @@ private:
     UniquePtr<ib::DmaBuffer> receive_buffer_;
     ObjectArray<ReceiveSlot> receive_slots_;
     ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};
+    cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::clt::ClientConnection::post_lock_">};
 };
 
 class Path : cxxrt::Pinned {

@@ -10,9 +10,10 @@ using namespace cxxrt;
 
 namespace {
 
-// Room in each send queue: an IO answer takes up to four work requests
-// (READ data, SEND_WITH_INV, REG_MR, the answer itself), plus control sends.
-u32 send_queue_size(const Params& p) { return p.queue_depth * 4 + 16; }
+// Room in each send queue: an IO answer takes up to five work requests
+// (LOCAL_INV and REG_MR of the chunk, READ data, SEND_WITH_INV, the answer
+// itself), plus control sends.
+u32 send_queue_size(const Params& p) { return p.queue_depth * 5 + 16; }
 u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
 
 }  // namespace
@@ -71,6 +72,8 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     fields.flags = p.always_invalidate ? u32(wire::kMsgFlagNewRkey) : 0;
     u8 message[sizeof(wire::ConnRsp)];
     size_t length = CXXRT_TRY(codec::build_conn_rsp(ByteSpan(message), fields));
+    if (u64 timeout = __atomic_load_n(&g_faults.ack_timeout, __ATOMIC_RELAXED))
+        CXXRT_TRY(connection_->cm_id().set_ack_timeout(u8(min<u64>(timeout, 31))));
     return connection_->cm_id().accept(ConstByteSpan(message, length), 7);
 }
 
@@ -118,6 +121,16 @@ void ServerConnection::abandon()
         connection_->drain();
         connection_->destroy_queues();
     }
+}
+
+Result<void> ServerConnection::post_reregister(ib::MemoryRegion& region, ib::Access access)
+{
+    // The LOCAL_INV finds the region already invalid (invalidated when its
+    // IO arrived, or never registered): it is there for rxe's fence, so
+    // that the REG_MR behind it is never behind an unacknowledged WR.
+    CXXRT_TRY(region.post_invalidate(qp(), nullptr, ib::kUnsignaled));
+    region.bump_key();
+    return region.post_register(qp(), nullptr, access, ib::kUnsignaled);
 }
 
 void ServerConnection::release_queues()
@@ -207,7 +220,8 @@ void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
     case ClientMessage::kHeartbeat:
         if (__atomic_load_n(&g_faults.drop_heartbeat_acks, __ATOMIC_RELAXED))
             break;
-        if (qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
+        if (IrqSpinGuard guard(post_lock_);
+            qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
             path_.schedule_close("cannot answer a heartbeat");
         break;
     case ClientMessage::kHeartbeatAck:
@@ -241,6 +255,7 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
     if (params().always_invalidate) {
         // The client's rkey for this chunk dies before we look at the data;
         // the answer carries the new one.
+        IrqSpinGuard guard(connection.post_lock());
         if (chunk_regions_[io.chunk_id]->post_invalidate(connection.qp(), &io.invalidate_done, ib::kSignaled).is_error())
             io_finished(io);
         return;
@@ -302,15 +317,23 @@ void Path::respond(ServerIo& io, int error)
     io_finished(io);
 }
 
-// The work requests of one answer, in send-queue order: the READ data, the
-// invalidation of the client's buffer, the new chunk registration, and the
-// answer itself (the only signalled one).
+// The work requests of one answer, in send-queue order: the new chunk
+// registration (always_invalidate; see ServerConnection::post_lock() for why
+// it comes first, behind a LOCAL_INV), the READ data, the invalidation of
+// the client's buffer, and the answer itself (the only signalled one).
 Result<void> Path::post_answer(ServerIo& io, int error)
 {
     const Params& p = params();
     ib::QueuePair& qp = io.connection->qp();
     ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
     const u32 lkey = pd_->local_dma_lkey();
+    IrqSpinGuard guard(io.connection->post_lock());
+    ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];
+    // The data is read through the DMA lkey, not this MR: registering it
+    // before the READ data is sent changes nothing for the data, and the
+    // client learns the new rkey only from the answer, after the data.
+    if (p.always_invalidate)
+        CXXRT_TRY(io.connection->post_reregister(region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead));
     if (io.is_read && error == 0 && io.has_descriptor) {
         chunk.sync_for_device();
         ib::Sge data = chunk.sge(lkey, 0, io.descriptor.len);
@@ -322,9 +345,6 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
     if (!p.always_invalidate)
         return qp.post_write_imm(&io.response_done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
-    ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];
-    region.bump_key();
-    CXXRT_TRY(region.post_register(qp, nullptr, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead, ib::kUnsignaled));
     const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
     CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
                                     region.rkey()));

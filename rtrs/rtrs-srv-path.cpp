@@ -256,7 +256,10 @@ void Path::handle_info_request(ConstByteSpan message)
     ServerConnection* service = connections_[0];
     for (u32 i = 0; i < p.queue_depth; ++i) {
         ib::MemoryRegion& mr = *chunk_regions_[i];
-        if (mr.post_register(service->qp(), nullptr, kChunkAccess, ib::kUnsignaled).is_error()) {
+        // Behind a LOCAL_INV, like every registration (a heartbeat may be
+        // unacknowledged here: see ServerConnection::post_lock()).
+        IrqSpinGuard guard(service->post_lock());
+        if (service->post_reregister(mr, kChunkAccess).is_error()) {
             schedule_close("cannot register chunk memory");
             return;
         }
@@ -277,7 +280,8 @@ void Path::handle_info_request(ConstByteSpan message)
     (void)info_deadline_work_.cancel();
     info_response_->sync_for_device();
     ib::Sge sge = info_response_->sge(pd_->local_dma_lkey(), 0, built.value());
-    if (service->qp().post_send(&service->send_done, Span<const ib::Sge>(&sge, 1), ib::kSignaled).is_error()) {
+    if (IrqSpinGuard guard(service->post_lock());
+        service->qp().post_send(&service->send_done, Span<const ib::Sge>(&sge, 1), ib::kSignaled).is_error()) {
         schedule_close("cannot send INFO_RSP");
         return;
     }
@@ -334,6 +338,7 @@ void Path::send_heartbeat()
         if (__atomic_load_n(&g_faults.drop_heartbeats, __ATOMIC_RELAXED))
             break;
         ServerConnection* service = connections_[0];
+        IrqSpinGuard guard(service->post_lock());
         if (service->qp()
                 .post_write_imm(&service->send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatImm, ib::kSignaled)
                 .is_error()) {

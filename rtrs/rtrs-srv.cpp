@@ -72,6 +72,7 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
     kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
                             reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
     kapi_debugfs_create_u64("fault_id_delay_ms", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.id_delay_ms));
+    kapi_debugfs_create_u64("fault_ack_timeout", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.ack_timeout));
     kapi_debugfs_create_u64("sessions", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.sessions));
     kapi_debugfs_create_u64("paths", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.paths));
     kapi_debugfs_create_u64("chunk_bytes", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.chunk_bytes));

@@ -62,6 +62,10 @@ class ServerConnection;
 struct Faults {
     u64 drop_heartbeats;      // do not send our heartbeats
     u64 drop_heartbeat_acks;  // do not answer the client's heartbeats
+    // Non-zero: the local ACK timeout (4.096 us * 2^n) of connections
+    // accepted from now on. 1 makes the retransmit timer fire after one
+    // jiffy, so rxe retransmits often (spuriously) under load.
+    u64 ack_timeout;
     // A closing path sleeps this long right after destroying its cm_ids:
     // anything freed later would outlive a removed device (rxe WARNs in
     // rxe_pool_cleanup).
@@ -141,6 +145,17 @@ public:
     u16 cid() const { return cid_; }
     ib::Connection& connection() { return *connection_; }
     ib::QueuePair& qp() { return connection_->qp(); }
+    // Taken (irqsave) around every post on this QP. When rxe (Debian 6.1,
+    // rxe_req.c: req_retry) retransmits it rewinds to the oldest
+    // unacknowledged WR and executes again every local operation behind it:
+    // a REG_MR run twice fails ("mr->lkey ... not free") and kills the QP.
+    // So a REG_MR goes right behind a LOCAL_INV (which rxe fences until
+    // every earlier WR completed), and this lock keeps another context's
+    // send from landing between the two.
+    cxxrt::SpinLock& post_lock() { return post_lock_; }
+    // LOCAL_INV of the region's current key, then REG_MR with a new key,
+    // both unsignalled; call with post_lock() held.
+    [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access);
     bool established() const { return established_.load(); }
     void disconnect();
     void drain();
@@ -160,6 +175,8 @@ private:
     ReceiveSlot* slots_ = nullptr;
     u32 slot_count_ = 0;
     cxxrt::Atomic<bool> established_{false};
+    // Held around every post on this QP (see post_lock()).
+    cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::srv::ServerConnection::post_lock_">};
     ib::Completion immediate_done_{ib::Completion::member<ServerConnection, &ServerConnection::on_immediate>, this};
 
 public:

@@ -133,6 +133,8 @@ public:
     // Accept/reject a connect request, from on_connect_request() (the
     // handler mutex is held there). The QP must exist before accept.
     Result<void> accept(ConstByteSpan private_data, u8 rnr_retry_count);
+    // The QP's local ACK timeout (4.096 us * 2^timeout); before accept/connect.
+    Result<void> set_ack_timeout(u8 timeout) { return cxxrt::to_result(kapi_rdma_set_ack_timeout(raw_, timeout)); }
     Result<void> reject(ConstByteSpan private_data);
     // The QP goes to the error state (posted WRs flush) and a DREQ goes out.
     // The side that receives kDisconnected must answer with its own

@@ -26,7 +26,11 @@ Result<void> ClientConnection::connect(const ib::SockAddr* source, const ib::Soc
 {
     auto id = CXXRT_TRY(ib::CmId::create(Gfp::kernel(), *this));
     connection_ = CXXRT_TRY(ib::Connection::create(Gfp::kernel(), cxxrt::move(id)));
-    CXXRT_TRY(connection_->cm_id().resolve_addr(source, destination, kResolveTimeoutMs));
+    auto resolving = connection_->cm_id().resolve_addr(source, destination, kResolveTimeoutMs);
+    if (!resolving) {
+        cxxrt::log::err("connection %u: rdma_resolve_addr failed (%d)", cid_, resolving.to_errno());
+        return resolving.error();
+    }
     // The rest of the handshake runs in on_cm_event.
     if (!connect_done_.wait_timeout(kConnectTimeoutMs)) {
         cxxrt::log::err("connection %u: no answer within %u ms", cid_, kConnectTimeoutMs);
@@ -104,9 +108,13 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
                 return;
             }
         }
+        // AF_IB (gid:) on a RoCE port fails here at once: the CM finds no
+        // netdev for the route (-ENODEV, cma_resolve_iboe_route).
         auto route = id.resolve_route(kResolveTimeoutMs);
-        if (!route)
+        if (!route) {
+            cxxrt::log::err("connection %u: rdma_resolve_route failed (%d)", cid_, route.to_errno());
             finish_connect(route.to_errno());
+        }
         return;
     }
     case T::kRouteResolved: {
@@ -118,8 +126,10 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
         }
         auto sent = id.connect_from_handler(cxxrt::ConstByteSpan(request, built.value()), kRetryCount,
                                             kRnrRetryCount);
-        if (!sent)
+        if (!sent) {
+            cxxrt::log::err("connection %u: rdma_connect failed (%d)", cid_, sent.to_errno());
             finish_connect(sent.to_errno());
+        }
         return;
     }
     case T::kEstablished:

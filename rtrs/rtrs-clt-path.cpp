@@ -344,6 +344,9 @@ Result<void> Path::open()
         became_connected();
         return {};
     }
+    // The opener (map_device, add_path) sees only the errno: name the path.
+    cxxrt::log::err("session %s: path %s: connect failed (%d)", session_.name(), name_,
+                    connected ? -cxxrt::err::kConnAborted : connected.to_errno());
     teardown();
     return connected ? Result<void>(Error(cxxrt::err::kConnAborted)) : Result<void>(connected.error());
 }

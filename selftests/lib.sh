@@ -134,6 +134,15 @@ rnbd_unmap_all() {
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
     return 0
 }
+# rnbd_stack_teardown: what a test's EXIT trap undoes: every mapping, our
+# (or Linux's) client and server modules, the rxe devices (lib-rxe.sh).
+rnbd_stack_teardown() {
+    rnbd_unmap_all
+    rnbd_client_unload
+    rnbd_server_unload
+    rxe_teardown >/dev/null 2>&1
+    return 0
+}
 rnbd_map() {
     local before after d
     before=$(ls /sys/block | grep '^rnbd' | sort)

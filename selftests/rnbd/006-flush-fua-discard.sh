@@ -22,12 +22,9 @@ trc=/sys/kernel/tracing
 loop=
 cleanup() {
     [ -w $trc/events/block/block_rq_issue/enable ] && echo 0 > $trc/events/block/block_rq_issue/enable
-    rnbd_unmap_all
-    rnbd_client_unload
-    rnbd_server_unload
+    rnbd_stack_teardown
     [ -n "$loop" ] && losetup -d "$loop"
     mod_loaded null_blk && rmmod null_blk
-    rxe_teardown >/dev/null 2>&1
     rm -rf "$tmp"
 }
 trap cleanup EXIT

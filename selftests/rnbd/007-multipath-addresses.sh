@@ -19,10 +19,7 @@ require_root
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/rnbd-mp.XXXXXX)
 cleanup() {
-    rnbd_unmap_all
-    rnbd_client_unload
-    rnbd_server_unload
-    rxe_teardown >/dev/null 2>&1
+    rnbd_stack_teardown
     rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -20,10 +20,7 @@ export LC_ALL=C
 doc=Documentation/sysfs.md
 tmp=$(mktemp -d /tmp/rnbd-sysfs.XXXXXX)
 cleanup() {
-    rnbd_unmap_all
-    rnbd_client_unload
-    rnbd_server_unload
-    rxe_teardown >/dev/null 2>&1
+    rnbd_stack_teardown
     rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -10,7 +10,7 @@
 # resets and reset_all. TAP output; root, in the VM.
 #
 # The first part of this file is the setup the other client scripts
-# (005-008) share: they source it with RTRS_CLT_LIB_ONLY=1.
+# (005-011) share: they source it with RTRS_CLT_LIB_ONLY=1.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib-rxe.sh"
 clt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -90,6 +90,16 @@ clt_readd() { # DEV...: re-create rxe devices and wait until they are active
     local d
     for d in "$@"; do rdma link add "$d" type rxe netdev "${RXE_NETDEV[${d#rxe}]}" || return 1; done
     for d in "$@"; do rxe_wait_active "$d" 10 || return 1; done
+}
+# clt_finish: the common end of a client script: close the kept session,
+# unload the client, no cxxrt leak at its exit, clean up, the TAP verdict.
+clt_finish() {
+    check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
+    check "rmmod rtrs-client" rmmod rtrs_client
+    if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
+    trap - EXIT
+    clt_cleanup
+    tap_done
 }
 [ -n "${RTRS_CLT_LIB_ONLY:-}" ] && return 0
 
@@ -171,9 +181,4 @@ check "echo 1 > stats/reset_all clears rdma_lat, cpu_migration, rdma" bash -c \
      [ \$(grep 'ms:' '$p1/stats/rdma_lat' | sed 's/.*ms://' | tr ' ' '\n' | awk '{s+=\$1} END {printf \"%.0f\\n\", s}') = 0 ] &&
      [ \$(tr ' ' '\n' < '$p1/stats/cpu_migration_to' | awk '{s+=\$1} END {printf \"%.0f\\n\", s}') = 0 ]"
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

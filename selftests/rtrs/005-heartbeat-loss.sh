@@ -56,9 +56,4 @@ cat $clt_checkfile > /tmp/hb-check2
 check "verified IO after the reconnect" clt_io_clean /tmp/hb-check2
 check "stats/reconnects counts two reconnects" clt_expect "$p0/stats/reconnects" "2 0"
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

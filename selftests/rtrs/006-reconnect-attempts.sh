@@ -52,9 +52,4 @@ check "path 1 stats/reconnects: 1 2" clt_expect "$p1/stats/reconnects" "1 2"
 cat $clt_checkfile > /tmp/rc-check3
 check "verified IO on both paths" clt_io_clean /tmp/rc-check3
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

@@ -62,9 +62,4 @@ unreachable=192.0.2.9
 check "add_path to an address nobody answers fails" bash -c "! timeout 80 bash -c 'echo ip:$unreachable > $add' 2>/dev/null"
 check "and leaves no directory" bash -c "! ls $clt_sess_dir/paths | grep -q '$unreachable'"
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

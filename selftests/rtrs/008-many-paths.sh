@@ -52,9 +52,4 @@ wait $reader
 check "no IO lost, failed or corrupted" clt_io_clean /tmp/mp-check2
 check "one path left" bash -c "[ \$(ls $clt_sess_dir/paths | wc -l) = 1 ]"
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

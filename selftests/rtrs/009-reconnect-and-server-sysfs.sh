@@ -150,9 +150,4 @@ check "echo 1 > reconnect brings path 1 up within $bound s" timed_reconnect "$p1
 cat $clt_checkfile > /tmp/srv-recon3
 check "verified IO over both paths" clt_io_clean /tmp/srv-recon3
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

@@ -118,9 +118,4 @@ check "echo 1 > reconnect brings both paths back" bash -c "echo 1 > '$p0/reconne
 cat $clt_checkfile > /tmp/fo-after
 check "verified IO over both paths again" clt_io_clean /tmp/fo-after
 
-check "rmmod rtrs-clt-selftest (closes the session)" rmmod rtrs_clt_selftest
-check "rmmod rtrs-client" rmmod rtrs_client
-if clt_log | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
-trap - EXIT
-clt_cleanup
-tap_done; exit $?
+clt_finish; exit $?

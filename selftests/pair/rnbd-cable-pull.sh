@@ -156,7 +156,7 @@ wait "$fio_pid"; fio_rc=$?
 fio_pid=
 check "b: $pulled cable pulls done ($total_ms ms out in all)" test "$pulled" = "$pulls" -a "$pull_errors" = 0
 last=$(cat "$tmp/passes" 2>/dev/null || echo 0)
-check "b: fio write passes across the pulls finished without error: $last passes" test "$fio_rc" = 0 -a "$last" -gt 0
+check "b: fio write + verify passes across the pulls finished without error: $last passes" test "$fio_rc" = 0 -a "$last" -gt 0
 check "b: a read pass finds pass $last's pattern everywhere (no write lost)" \
     fio_job verify --rw=read --bs=128k --iodepth=4 --verify=pattern --verify_pattern="$(pattern_of "$last")" --verify_only
 [ -e "$tmp/fio-failures" ] && sed 's/^/#   /' "$tmp/fio-failures" | tail -30

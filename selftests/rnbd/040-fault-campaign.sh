@@ -45,7 +45,9 @@
 # The RNG seed is printed: FAULT_SEED=<seed> replays the same order/timing.
 # Environment: FAULT_SEED, FAULTS (default 100), FAULT_RDMA=0 (no rdma faults),
 # FAULT_ONLY=<kind> (only that kind), FAULT_ALWAYS_INVALIDATE=N,
-# FAULT_ACK_TIMEOUT=<n> (0: the CM's default).
+# FAULT_ACK_TIMEOUT=<n> (0: the CM's default). Runtime: 622 s for seed 4
+# (100 failures, 11 of them rdma; TCG on a 2-core host at load 10-13 with
+# other VMs running); most of it is reconnects.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root

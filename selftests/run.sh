@@ -14,6 +14,14 @@ fi
 echo "TAP version 13"
 failed=0
 
+# The interop peer is Linux's RNBD/RTRS of the running kernel, built by
+# tools/upstream/build.sh against it: 6.12's under .cache/upstream-6.12.
+if [ -z "${UPSTREAM_KO_DIR:-}" ]; then
+    case $(uname -r) in
+        6.12.*) export UPSTREAM_KO_DIR=$PWD/.cache/upstream-6.12 ;;
+    esac
+fi
+
 # On a kernel with kmemleak (the debug lane), forget what boot left behind
 # so that the scan after the tests reports only objects leaked during them.
 kmemleak=/sys/kernel/debug/kmemleak

@@ -6,6 +6,9 @@
 #   4. fuzzers (bounded time)       8. VM pair: two VMs, rnbd across cable pulls
 #                                   9. VM negative tests: the runner must fail
 #                                      on a WARN and on a leaked object
+#                                   9b. the kernel 6.12 lane (tools/kernel-lane.sh):
+#                                      build, gates, Linux 6.12's RNBD/RTRS, and the
+#                                      selftests of selftests/kernel-6.12.list on 6.12
 #  10. debug lane (in the background from the start, collected at the end):
 #      the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
 #      built once and cached outside the clone), our modules built against
@@ -191,6 +194,19 @@ fi
 # The lockdep negative test (tools/vm/selftest-lockdep.sh) needs a lockdep
 # kernel: the debug lane below runs it (on this kernel it would only SKIP).
 record "VM negative tests" $neg_p $neg_f
+
+stage "kernel 6.12 lane: build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list"
+# tools/kernel-lane.sh builds in a copy of the tree (the 6.1 build here stays)
+# and boots Debian 12's 6.12 kernel; the interop peer is 6.12's own.
+tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1; rc=$?
+grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:' "$out/kernel-6.12-lane.out" | tail -80
+kp=0 kf=0
+for log in kernel-6.12 kernel-6.12-gates kernel-6.12-vm; do
+    [ -f "$out/$log.log" ] || continue
+    read -r p f < <(tap_count "$out/$log.log"); kp=$((kp + p)); kf=$((kf + f))
+done
+[ $rc = 0 ] || [ "$kf" -gt 0 ] || kf=1  # a build failed, or the VM run failed (crash, WARN, timeout, ...)
+record "kernel 6.12 lane" "$kp" "$kf"
 
 if [ -n "$debug_job" ]; then
     stage "debug lane (ran in the background): debug kernel, modules, selftests, lockdep proof, kmemleak"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The second-kernel lane of `make check`: our modules built for, and tested
+# on, Debian 12's 6.12 LTS kernel (tools/setup.sh fetched its headers, image
+# and linux-source-6.12).
+#   1. copy the tree to build/kernel-6.12/tree and build the modules and the
+#      test modules there against the 6.12 headers (the stock 6.1 build in
+#      the clone stays untouched): warning-free, check-ko clean;
+#   2. the build gates (tools/gate-tests) against the 6.12 headers;
+#   3. Linux 6.12's own RNBD/RTRS (tools/upstream/build.sh KERNEL=6.12), the
+#      interop peer on this kernel;
+#   4. boot 6.12 and run the selftests of selftests/kernel-6.12.list (a
+#      subset that fits the CI budget: see the list) with that peer.
+# Usage: tools/kernel-lane.sh [selftest pattern...]   (default: the list)
+# Environment: KERNEL_LANE_VM_TIMEOUT (default 1500 s).
+# Output: TAP in build/check/kernel-6.12{,-gates,-vm}.log; exit 0 only if
+# everything passed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/check
+mkdir -p "$out"
+version=6.12
+say() { echo "kernel-lane: $*"; }
+tap=$out/kernel-$version.log
+: > "$tap"
+n=0 failed=0
+result() { # ok|not-ok description
+    n=$((n + 1))
+    if [ "$1" = ok ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi | tee -a "$tap"
+}
+
+[ -f "$top/.cache/kernel-$version.abi" ] || { say "no .cache/kernel-$version.abi: run tools/setup.sh"; exit 1; }
+abi=$(cat "$top/.cache/kernel-$version.abi")
+kdir=/usr/src/linux-headers-$abi
+say "kernel $abi, headers $kdir"
+
+tree=$top/build/kernel-$version/tree
+rm -rf "$tree"; mkdir -p "$tree"
+(cd "$top" && git ls-files -co --exclude-standard | grep -vE '^(\.cache|build)(/|$)' | cpio -pdm --quiet "$tree")
+ln -s "$top/.cache" "$tree/.cache"
+build=$out/kernel-$version-build.log
+if make -C "$tree" KDIR="$kdir" modules > "$build" 2>&1 && make -C "$tree" KDIR="$kdir" selftest-modules >> "$build" 2>&1; then
+    grep -E '^check-ko:' "$build"
+    if grep -qi warning "$build"; then
+        grep -i warning "$build" | head -10
+        result not-ok "build for $abi: warnings (log: $build)"
+    else
+        result ok "build for $abi: warning-free, check-ko clean"
+    fi
+else
+    grep -E 'error|check-ko' "$build" | head -20
+    result not-ok "build for $abi failed (log: $build)"
+    exit 1
+fi
+
+GATE_TESTS_DIR=$top/build/kernel-$version/gate-tests "$top/tools/gate-tests/run.sh" "$kdir" > "$out/kernel-$version-gates.log" 2>&1
+gates=$?
+grep -E '^(ok|not ok)' "$out/kernel-$version-gates.log" | sed "s/^/gates on $version: /"
+
+if "$top/tools/upstream/build.sh" KERNEL=$version > "$out/kernel-$version-upstream.log" 2>&1; then
+    result ok "Linux $version's RNBD/RTRS built against $abi (interop peer)"
+else
+    tail -20 "$out/kernel-$version-upstream.log"
+    result not-ok "Linux $version's RNBD/RTRS build failed"
+fi
+
+if [ $# -gt 0 ]; then patterns=("$@")
+else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/kernel-$version.list")
+fi
+say "selftests: ${patterns[*]}"
+"$top/tools/vm/run.sh" --kdir "$top/.cache/kernel-$version" --abi "$abi" --cwd "$tree" \
+    --results "$top/build/kernel-$version/results" --timeout "${KERNEL_LANE_VM_TIMEOUT:-1500}" \
+    --log "$out/kernel-$version-vm.log" -- \
+    env UPSTREAM_KO_DIR="$top/.cache/upstream-$version" E2E_FIO_SIZE=16m selftests/run.sh "${patterns[@]}"
+vm=$?
+[ $vm = 0 ] && [ $gates = 0 ] && [ $failed = 0 ]

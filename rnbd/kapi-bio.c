@@ -8,9 +8,10 @@
 #include <linux/blkdev.h>
 #include "kapi-blkdev.h"
 
-/* Indexed by the RNBD op (the caller refuses anything past secure erase). */
+/* Indexed by the RNBD op (the caller refuses anything past write zeroes). */
 static const blk_opf_t kapi_rnbd_ops[] = {
 	REQ_OP_READ, REQ_OP_WRITE, REQ_OP_WRITE | REQ_PREFLUSH, REQ_OP_DISCARD, REQ_OP_SECURE_ERASE,
+	REQ_OP_WRITE_ZEROES,
 };
 
 /* KAPI: any context. */

@@ -284,6 +284,7 @@ static const unsigned char rnbd_kapi_ops[REQ_OP_LAST] = {
 	[REQ_OP_FLUSH] = RNBD_KAPI_OP_FLUSH,
 	[REQ_OP_DISCARD] = RNBD_KAPI_OP_DISCARD,
 	[REQ_OP_SECURE_ERASE] = RNBD_KAPI_OP_SECURE_ERASE,
+	[REQ_OP_WRITE_ZEROES] = RNBD_KAPI_OP_WRITE_ZEROES,
 };
 
 /* KAPI: any context; reads the request's fields. */

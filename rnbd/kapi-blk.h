@@ -23,7 +23,8 @@ enum rnbd_kapi_op {
 	RNBD_KAPI_OP_FLUSH = 2,
 	RNBD_KAPI_OP_DISCARD = 3,
 	RNBD_KAPI_OP_SECURE_ERASE = 4,
-	RNBD_KAPI_OP_OTHER = 5, /* write-zeroes, zone ops, driver ops: not in RNBD 2.0 */
+	RNBD_KAPI_OP_OTHER = 5, /* zone ops, driver ops: not in RNBD */
+	RNBD_KAPI_OP_WRITE_ZEROES = 6,
 };
 
 struct rnbd_kapi_rq_info {

@@ -155,6 +155,11 @@ unsigned int kapi_blkdev_discard_alignment(void *bdev)
 	return bdev_discard_alignment(bdev);
 }
 
+unsigned int kapi_blkdev_write_zeroes_sectors(void *bdev)
+{
+	return bdev_write_zeroes_sectors(bdev);
+}
+
 unsigned int kapi_blkdev_max_secure_erase_sectors(void *bdev)
 {
 	return bdev_max_secure_erase_sectors(bdev);

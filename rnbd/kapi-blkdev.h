@@ -69,6 +69,8 @@ unsigned int kapi_blkdev_max_discard_sectors(void *bdev) KAPI_NOEXCEPT;
 unsigned int kapi_blkdev_discard_granularity(void *bdev) KAPI_NOEXCEPT;
 unsigned int kapi_blkdev_discard_alignment(void *bdev) KAPI_NOEXCEPT;
 unsigned int kapi_blkdev_max_secure_erase_sectors(void *bdev) KAPI_NOEXCEPT;
+/* Largest WRITE_ZEROES the device does itself (bdev_write_zeroes_sectors), 0 if none. */
+unsigned int kapi_blkdev_write_zeroes_sectors(void *bdev) KAPI_NOEXCEPT;
 int kapi_blkdev_write_cache(void *bdev) KAPI_NOEXCEPT;
 int kapi_blkdev_fua(void *bdev) KAPI_NOEXCEPT;
 /* dev_t of the device (identity of the exported object). */
@@ -82,7 +84,7 @@ void *kapi_blkdev_kobj(void *bdev) KAPI_NOEXCEPT;
 
 /*
  * The block-layer op and flags for an RNBD op (0 read, 1 write, 2 flush,
- * 3 discard, 4 secure erase) and RNBD flags (0x100 sync, 0x200 FUA); the
+ * 3 discard, 4 secure erase, 5 write zeroes) and RNBD flags (0x100 sync, 0x200 FUA); the
  * caller has validated both. KAPI: any context.
  */
 unsigned int kapi_bio_opf(unsigned int rnbd_op, unsigned int rnbd_flags) KAPI_NOEXCEPT;

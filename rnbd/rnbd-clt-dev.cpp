@@ -38,6 +38,8 @@ bool retry_error(int error)
     return error == -err::kNotConn || error == -err::kAgain || error == -err::kNoMem;
 }
 constexpr unsigned long kVirtBoundaryMask = 4096 - 1;  // segments the transport's MR pages can map
+// The most sectors one IO message can name (bi_size is 32-bit bytes), in 4 KiB steps.
+constexpr u32 kMaxWireSectors = (cxxrt::NumericLimits<u32>::max >> wire::kSectorShift) & ~u32(7);
 constexpr size_t kSgOffset = (sizeof(IoRequest) + sizeof(long) - 1) & ~(sizeof(long) - 1);
 
 const char* access_mode_name(AccessMode mode)
@@ -144,10 +146,10 @@ Result<void> Device::map()
     }
     log::info("map_device: Device mapped as %s (nsectors: %llu, logical_block_size: %u, physical_block_size: %u, "
               "max_discard_sectors: %u, discard_granularity: %u, discard_alignment: %u, secure_discard: %u, "
-              "max_segments: %u, max_hw_sectors: %u, wc: %d, fua: %d)",
+              "max_segments: %u, max_hw_sectors: %u, max_write_zeroes_sectors: %u, wc: %d, fua: %d)",
               disk_name(), (unsigned long long)rsp.nsectors, rsp.logical_block_size, rsp.physical_block_size,
               rsp.max_discard_sectors, rsp.discard_granularity, rsp.discard_alignment, rsp.secure_discard,
-              session_->max_segments(), max_hw_sectors_, (rsp.cache_policy & wire::kCacheWriteback) != 0,
+              session_->max_segments(), max_hw_sectors_, rsp.max_write_zeroes_sectors, (rsp.cache_policy & wire::kCacheWriteback) != 0,
               (rsp.cache_policy & wire::kCacheFua) != 0);
     return {};
 }
@@ -167,8 +169,11 @@ rnbd_kapi_limits Device::limits(const codec::OpenRspFields& rsp)
     lim.discard_granularity = rsp.discard_granularity;
     lim.discard_alignment = rsp.discard_alignment;
     lim.max_secure_erase_sectors = rsp.secure_discard ? rsp.max_discard_sectors : 0;
-    // RNBD 2.0 has no write-zeroes operation: the block layer emulates it with writes.
-    lim.max_write_zeroes_sectors = 0;
+    // WRITE_ZEROES only where the server offers it (a 6.1 server never
+    // does: the field is its always-0 max_write_same_sectors); otherwise the
+    // block layer writes zeroes itself. One request's bytes fit the
+    // message's 32-bit bi_size.
+    lim.max_write_zeroes_sectors = cxxrt::min(rsp.max_write_zeroes_sectors, kMaxWireSectors);
     lim.write_cache = (rsp.cache_policy & wire::kCacheWriteback) != 0;
     lim.fua = (rsp.cache_policy & wire::kCacheFua) != 0;
     lim.rotational = 0;
@@ -374,6 +379,7 @@ int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
     case RNBD_KAPI_OP_FLUSH: op = wire::IoOp::kFlush; break;
     case RNBD_KAPI_OP_DISCARD: op = wire::IoOp::kDiscard; break;
     case RNBD_KAPI_OP_SECURE_ERASE: op = wire::IoOp::kSecureErase; break;
+    case RNBD_KAPI_OP_WRITE_ZEROES: op = wire::IoOp::kWriteZeroes; break;
     default: return RNBD_KAPI_STS_NOTSUPP;
     }
     rtrs_client_session* rtrs = session_->rtrs();

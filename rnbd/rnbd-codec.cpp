@@ -194,7 +194,7 @@ Result<size_t> build_open_rsp(ByteSpan out, const OpenRspFields& f)
     m.device_id.set(f.device_id);
     m.nsectors.set(f.nsectors);
     m.max_hw_sectors.set(f.max_hw_sectors);
-    m.max_write_same_sectors.set(f.max_write_same_sectors);
+    m.max_write_zeroes_sectors.set(f.max_write_zeroes_sectors);
     m.max_discard_sectors.set(f.max_discard_sectors);
     m.discard_granularity.set(f.discard_granularity);
     m.discard_alignment.set(f.discard_alignment);
@@ -215,7 +215,7 @@ Result<OpenRspFields> decode_open_rsp(ConstByteSpan data)
     f.device_id = m.device_id.get();
     f.nsectors = m.nsectors.get();
     f.max_hw_sectors = m.max_hw_sectors.get();
-    f.max_write_same_sectors = m.max_write_same_sectors.get();
+    f.max_write_zeroes_sectors = m.max_write_zeroes_sectors.get();
     f.max_discard_sectors = m.max_discard_sectors.get();
     f.discard_granularity = m.discard_granularity.get();
     f.discard_alignment = m.discard_alignment.get();
@@ -303,8 +303,6 @@ Result<IoFields> decode_io(ConstByteSpan data, const IoLimits& limits)
     if (op >= wire::kIoOpCount || (f.flags & ~wire::kIoFlagsKnown) != 0)
         return Error(err::kProto);
     f.op = wire::IoOp(op);
-    if (f.op == wire::IoOp::kWriteSame)
-        return Error(err::kOpNotSupp);
     if (data.size() >= sizeof(wire::IoMsg) && limits.session_ver >= wire::kVersionMajor)
         f.prio = m.prio.get();
 
@@ -318,6 +316,7 @@ Result<IoFields> decode_io(ConstByteSpan data, const IoLimits& limits)
         break;
     case wire::IoOp::kDiscard:
     case wire::IoOp::kSecureErase:
+    case wire::IoOp::kWriteZeroes:
         if (f.bi_size == 0 || limits.data_len != 0)
             return Error(err::kInval);
         break;

@@ -76,7 +76,7 @@ struct OpenRspFields {
     u32 device_id = 0;
     u64 nsectors = 0;
     u32 max_hw_sectors = 0;
-    u32 max_write_same_sectors = 0;
+    u32 max_write_zeroes_sectors = 0;
     u32 max_discard_sectors = 0;
     u32 discard_granularity = 0;
     u32 discard_alignment = 0;
@@ -127,10 +127,10 @@ struct IoLimits {
     u8 session_ver = wire::kVersionMajor;  // negotiated RNBD major
 };
 // Checks type, a length of at least 24 bytes (prio is read only from a
-// 32-byte message of a version-2 session), known op and flags, write-same
-// refused (kOpNotSupp), sizes in 512-byte units; READ/WRITE carry
-// bi_size == data_len, 1..max_io_size; DISCARD/SECURE_ERASE carry no data
-// and a nonzero bi_size; FLUSH carries nothing; the sector range neither
+// 32-byte message of a version-2 session), known op and flags, sizes in
+// 512-byte units; READ/WRITE carry bi_size == data_len, 1..max_io_size;
+// DISCARD/SECURE_ERASE/WRITE_ZEROES carry no data and a nonzero bi_size
+// (whether the device announced WRITE_ZEROES is policy::check_io's); FLUSH carries nothing; the sector range neither
 // overflows nor exceeds device_sectors.
 Result<IoFields> decode_io(ConstByteSpan data, const IoLimits& limits);
 

@@ -108,6 +108,10 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
         handle_ = bdev;
         open_handle_ = opened;
         logical_block_size_ = kapi_blkdev_logical_block_size(bdev);
+        // Offered as the device does it: the block layer would otherwise
+        // emulate it here with writes of zeroes, which the client's own
+        // block layer does as well without the round trip of a new op.
+        max_write_zeroes_sectors_ = kapi_blkdev_write_zeroes_sectors(bdev);
         key_dev_ = kapi_blkdev_devt(bdev);
         key_ino_ = 0;
         return {};
@@ -150,7 +154,8 @@ u64 Backing::sectors() const
 void Backing::fill_open_rsp(codec::OpenRspFields& rsp) const
 {
     rsp.nsectors = sectors();
-    rsp.max_write_same_sectors = 0;
+    // Files: none offered (fallocate ranges are not served as write-zeroes).
+    rsp.max_write_zeroes_sectors = max_write_zeroes_sectors_;
     if (kind_ == IoKind::kBlock) {
         void* bdev = handle_;
         rsp.logical_block_size = u16(logical_block_size_);

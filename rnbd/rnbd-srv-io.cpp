@@ -192,6 +192,7 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
     target.sectors = dev->backing().sectors();
     target.logical_block_size = dev->backing().logical_block_size();
     target.read_only = dev->read_only();
+    target.max_write_zeroes_sectors = dev->backing().max_write_zeroes_sectors();
     const int error = policy::check_io(f, direction == RTRS_READ, target);
     if (error) {
         log::err_ratelimited("session %s: IO (op %u, sector %llu, %u bytes, prio %#x) refused on device id %u: %d",

@@ -97,7 +97,8 @@ inline Result<int> admit(wire::AccessMode mode, int writers)
 
 constexpr bool is_write_op(wire::IoOp op)
 {
-    return op == wire::IoOp::kWrite || op == wire::IoOp::kDiscard || op == wire::IoOp::kSecureErase;
+    return op == wire::IoOp::kWrite || op == wire::IoOp::kDiscard || op == wire::IoOp::kSecureErase ||
+           op == wire::IoOp::kWriteZeroes;
 }
 
 // ---- export policy ----
@@ -275,6 +276,8 @@ struct IoTarget {
     u64 sectors = 0;
     u32 logical_block_size = wire::kSectorSize;  // a power of two, 512 or more
     bool read_only = false;
+    // What OPEN_RSP announced as max_write_zeroes_sectors (0: not offered).
+    u32 max_write_zeroes_sectors = 0;
 };
 
 // Checks of a decoded IO (codec::decode_io already did the message itself:
@@ -284,7 +287,9 @@ struct IoTarget {
 //            WRITE; a priority that is not valid_ioprio(); a range (offset
 //            or length) not aligned to the logical block size
 //   -ERANGE  the range passes the end of the device (any size, also 0)
-//   -EROFS   a write, discard or secure erase on a read-only mapping
+//   -EROFS   a write, discard, secure erase or write-zeroes on a read-only mapping
+//   -EOPNOTSUPP  a write-zeroes the mapping's OPEN_RSP did not offer (a 6.1
+//            client never sends one); -EINVAL one longer than it offered
 constexpr int check_io(const codec::IoFields& io, bool rtrs_read, const IoTarget& target)
 {
     if ((io.op == wire::IoOp::kRead && !rtrs_read) || (io.op == wire::IoOp::kWrite && rtrs_read))
@@ -304,6 +309,12 @@ constexpr int check_io(const codec::IoFields& io, bool rtrs_read, const IoTarget
     }
     if (target.read_only && is_write_op(io.op))
         return -kErrRoFs;
+    if (io.op == wire::IoOp::kWriteZeroes) {
+        if (target.max_write_zeroes_sectors == 0)
+            return -cxxrt::err::kOpNotSupp;
+        if ((io.bi_size >> wire::kSectorShift) > target.max_write_zeroes_sectors)
+            return -cxxrt::err::kInval;
+    }
     return 0;
 }
 

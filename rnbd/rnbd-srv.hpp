@@ -92,6 +92,8 @@ public:
     u64 sectors() const;
     // The logical block size announced in OPEN_RSP, which IO must be aligned to.
     u32 logical_block_size() const { return logical_block_size_; }
+    // The WRITE_ZEROES limit announced in OPEN_RSP (0: not offered).
+    u32 max_write_zeroes_sectors() const { return max_write_zeroes_sectors_; }
     // Identity of the object, equal for every open of it (blockio or fileio).
     u32 key_dev() const { return key_dev_; }
     u64 key_ino() const { return key_ino_; }
@@ -111,6 +113,7 @@ private:
     bool file_is_block_node_ = false;
     bool can_direct_ = false;
     u32 logical_block_size_ = wire::kSectorSize;
+    u32 max_write_zeroes_sectors_ = 0;
     u32 key_dev_ = 0;
     u64 key_ino_ = 0;
     const char* refusal_ = "";

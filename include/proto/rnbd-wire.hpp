@@ -80,7 +80,10 @@ enum class IoOp : u32 {
     kFlush = 2,
     kDiscard = 3,
     kSecureErase = 4,
-    kWriteSame = 5,  // defined by the protocol, not served by 6.1 (no bio op)
+    // 6.1 named op 5 WRITE_SAME and never sent or served it; 6.12 reuses
+    // it for WRITE_ZEROES, sent only to a server whose OPEN_RSP announced
+    // max_write_zeroes_sectors (a 6.1 server announces 0 there).
+    kWriteZeroes = 5,
 };
 inline constexpr u32 kIoOpCount = 6;
 
@@ -134,7 +137,7 @@ struct OpenRspMsg {
     le32 device_id;
     le64 nsectors;  // device size in 512-byte sectors
     le32 max_hw_sectors;
-    le32 max_write_same_sectors;
+    le32 max_write_zeroes_sectors;  // 6.1: max_write_same_sectors, always 0
     le32 max_discard_sectors;
     le32 discard_granularity;  // bytes
     le32 discard_alignment;    // bytes
@@ -193,7 +196,7 @@ RNBD_WIRE_AT(OpenRspMsg, hdr, 0);
 RNBD_WIRE_AT(OpenRspMsg, device_id, 4);
 RNBD_WIRE_AT(OpenRspMsg, nsectors, 8);
 RNBD_WIRE_AT(OpenRspMsg, max_hw_sectors, 16);
-RNBD_WIRE_AT(OpenRspMsg, max_write_same_sectors, 20);
+RNBD_WIRE_AT(OpenRspMsg, max_write_zeroes_sectors, 20);
 RNBD_WIRE_AT(OpenRspMsg, max_discard_sectors, 24);
 RNBD_WIRE_AT(OpenRspMsg, discard_granularity, 28);
 RNBD_WIRE_AT(OpenRspMsg, discard_alignment, 32);

@@ -137,7 +137,7 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
     limits.session_ver = (selector & 0x80) ? 1 : 2;
     if (auto r = decode_io(in, limits)) {
         const IoFields f = r.value();
-        FUZZ_CHECK(u32(f.op) < wire::kIoOpCount && f.op != wire::IoOp::kWriteSame);
+        FUZZ_CHECK(u32(f.op) < wire::kIoOpCount);
         FUZZ_CHECK((f.flags & ~wire::kIoFlagsKnown) == 0);
         FUZZ_CHECK(f.bi_size % 512 == 0);
         if (f.op == wire::IoOp::kRead || f.op == wire::IoOp::kWrite)

@@ -64,9 +64,10 @@ u32 take_block_size(fuzz::Input& input)
 }
 
 // The mapping as check_io sees it.
-rnbd::srv::policy::IoTarget make_target(u64 device_sectors, u32 block, bool read_only)
+rnbd::srv::policy::IoTarget make_target(u64 device_sectors, u32 block, bool read_only, u32 write_zeroes)
 {
     rnbd::srv::policy::IoTarget target;
+    target.max_write_zeroes_sectors = write_zeroes;
     target.sectors = device_sectors;
     target.logical_block_size = block;
     target.read_only = read_only;
@@ -84,8 +85,10 @@ bool model_valid_block(u32 block) { return block >= 512 && (block & (block - 1))
 
 // The properties every accepted IO keeps, whatever produced it.
 void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only, u32 block,
-                    bool allow_realtime)
+                    bool allow_realtime, u32 write_zeroes)
 {
+    if (io.op == IoOp::kWriteZeroes)
+        FUZZ_CHECK(write_zeroes != 0 && io.bi_size / 512 <= write_zeroes);
     FUZZ_CHECK(model_valid_prio(io.prio));
     const u16 effective = rnbd::srv::policy::effective_ioprio(io.prio, allow_realtime);
     FUZZ_CHECK(model_valid_prio(effective));
@@ -95,7 +98,7 @@ void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sector
     else
         FUZZ_CHECK(effective == io.prio);
     FUZZ_CHECK(io.op == IoOp::kRead || io.op == IoOp::kWrite || io.op == IoOp::kFlush ||
-               io.op == IoOp::kDiscard || io.op == IoOp::kSecureErase);
+               io.op == IoOp::kDiscard || io.op == IoOp::kSecureErase || io.op == IoOp::kWriteZeroes);
     if (io.op == IoOp::kRead)
         FUZZ_CHECK(rtrs_read);
     if (io.op == IoOp::kWrite)
@@ -111,7 +114,8 @@ void check_accepted(const codec::IoFields& io, bool rtrs_read, u64 device_sector
 }
 
 // check_io's contract (rnbd-srv-policy.hpp), written independently.
-int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only, u32 block)
+int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors, bool read_only, u32 block,
+                   u32 write_zeroes)
 {
     if ((io.op == IoOp::kRead && !rtrs_read) || (io.op == IoOp::kWrite && rtrs_read))
         return -err::kInval;
@@ -124,6 +128,10 @@ int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors
         return -err::kInval;
     if (read_only && io.op != IoOp::kRead && io.op != IoOp::kFlush)
         return -rnbd::srv::policy::kErrRoFs;
+    if (io.op == IoOp::kWriteZeroes && write_zeroes == 0)
+        return -err::kOpNotSupp;
+    if (io.op == IoOp::kWriteZeroes && io.bi_size / 512 > write_zeroes)
+        return -err::kInval;
     return 0;
 }
 
@@ -132,7 +140,7 @@ int model_check_io(const codec::IoFields& io, bool rtrs_read, u64 device_sectors
 void fuzz_check_io(fuzz::Input& input)
 {
     codec::IoFields io;
-    io.op = IoOp(input.take_u8() % 5);
+    io.op = IoOp(input.take_u8() % wire::kIoOpCount);
     const u64 device_sectors = take_device_sectors(input);
     io.sector = take_sector(input, device_sectors);
     io.bi_size = input.take_u32() & ~u32(511);
@@ -142,10 +150,12 @@ void fuzz_check_io(fuzz::Input& input)
     const bool read_only = input.take_bool();
     const u32 block = take_block_size(input);
     const bool allow_realtime = input.take_bool();
-    const int result = rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only));
-    FUZZ_CHECK(result == model_check_io(io, rtrs_read, device_sectors, read_only, block));
+    const u32 write_zeroes = input.take_bool() ? input.take_u32() : 0;
+    const int result =
+        rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only, write_zeroes));
+    FUZZ_CHECK(result == model_check_io(io, rtrs_read, device_sectors, read_only, block, write_zeroes));
     if (result == 0)
-        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime);
+        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime, write_zeroes);
 }
 
 // The server's pipeline on a message: decode with the session's limits,
@@ -158,6 +168,7 @@ void fuzz_pipeline(fuzz::Input& input, bool raw)
     const bool read_only = input.take_bool();
     const u32 block = take_block_size(input);
     const bool allow_realtime = input.take_bool();
+    const u32 write_zeroes = input.take_bool() ? input.take_u32() : 0;
     codec::IoLimits limits;
     limits.max_io_size = (input.take_bool() ? 1u << 20 : 0xffffffffu);
     limits.session_ver = input.take_bool() ? 1 : wire::kVersionMajor;
@@ -191,11 +202,12 @@ void fuzz_pipeline(fuzz::Input& input, bool raw)
     if (decoded.is_error())
         return;
     const codec::IoFields& io = decoded.value();
-    const int result = rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only));
+    const int result =
+        rnbd::srv::policy::check_io(io, rtrs_read, make_target(device_sectors, block, read_only, write_zeroes));
     FUZZ_CHECK(result == 0 || result == -err::kInval || result == -err::kRange ||
-               result == -rnbd::srv::policy::kErrRoFs);
+               result == -rnbd::srv::policy::kErrRoFs || result == -err::kOpNotSupp);
     if (result == 0)
-        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime);
+        check_accepted(io, rtrs_read, device_sectors, read_only, block, allow_realtime, write_zeroes);
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ OpenRspFields sample_open_rsp()
     f.device_id = 0x01020304;
     f.nsectors = 0x0000001122334455ull;
     f.max_hw_sectors = 0x800;
-    f.max_write_same_sectors = 0;
+    f.max_write_zeroes_sectors = 0;
     f.max_discard_sectors = 0x400000;
     f.discard_granularity = 4096;
     f.discard_alignment = 0;
@@ -353,7 +353,7 @@ TEST(RnbdOpenRsp, RoundTrip)
     EXPECT_EQ(o.device_id, in.device_id);
     EXPECT_EQ(o.nsectors, in.nsectors);
     EXPECT_EQ(o.max_hw_sectors, in.max_hw_sectors);
-    EXPECT_EQ(o.max_write_same_sectors, in.max_write_same_sectors);
+    EXPECT_EQ(o.max_write_zeroes_sectors, in.max_write_zeroes_sectors);
     EXPECT_EQ(o.max_discard_sectors, in.max_discard_sectors);
     EXPECT_EQ(o.discard_granularity, in.discard_granularity);
     EXPECT_EQ(o.discard_alignment, in.discard_alignment);
@@ -370,7 +370,7 @@ TEST(RnbdOpenRsp, Golden)
                              0x04, 0x03, 0x02, 0x01,                          // device_id
                              0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0x00, 0x00,  // nsectors
                              0x00, 0x08, 0x00, 0x00,                          // max_hw_sectors
-                             0x00, 0x00, 0x00, 0x00,                          // max_write_same
+                             0x00, 0x00, 0x00, 0x00,                          // max_write_zeroes
                              0x00, 0x00, 0x40, 0x00,                          // max_discard
                              0x00, 0x10, 0x00, 0x00,                          // granularity
                              0x00, 0x00, 0x00, 0x00,                          // alignment
@@ -515,7 +515,7 @@ TEST(RnbdIo, EveryServedOpRoundTrips)
     };
     for (Case c : {Case{wire::IoOp::kRead, 8192, 8192}, Case{wire::IoOp::kWrite, 512, 512},
                    Case{wire::IoOp::kFlush, 0, 0}, Case{wire::IoOp::kDiscard, 1u << 30, 0},
-                   Case{wire::IoOp::kSecureErase, 4096, 0}}) {
+                   Case{wire::IoOp::kSecureErase, 4096, 0}, Case{wire::IoOp::kWriteZeroes, 1u << 20, 0}}) {
         IoFields f;
         f.device_id = 9;
         f.sector = 100;
@@ -580,11 +580,24 @@ TEST(RnbdIo, RejectsUnknownOp)
     EXPECT_EQ(error_of(decode_io(cspan_of(b), io_limits(4096))), err::kProto);
 }
 
-TEST(RnbdIo, RejectsWriteSame)
+// Op 5: 6.1's never-used WRITE_SAME, 6.12's WRITE_ZEROES: a range and no
+// data, like DISCARD (whether the device offered it is the policy's).
+TEST(RnbdIo, WriteZeroesCarriesARangeAndNoData)
 {
-    Bytes b = io_bytes(sample_write());
-    put32(b, 16, 5);
-    EXPECT_EQ(error_of(decode_io(cspan_of(b), io_limits(4096))), err::kOpNotSupp);
+    IoFields f = sample_write();
+    f.op = wire::IoOp::kWriteZeroes;
+    f.flags = 0;
+    f.bi_size = 1u << 20;
+    Bytes b = io_bytes(f);
+    EXPECT_EQ(b[16], 5);
+    auto r = decode_io(cspan_of(b), io_limits(0));
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_EQ(r.value().op, wire::IoOp::kWriteZeroes);
+    EXPECT_EQ(r.value().bi_size, 1u << 20);
+    EXPECT_EQ(error_of(decode_io(cspan_of(b), io_limits(4096))), err::kInval);  // data with it
+    f.bi_size = 0;
+    b = io_bytes(f);
+    EXPECT_EQ(error_of(decode_io(cspan_of(b), io_limits(0))), err::kInval);  // no range
 }
 
 TEST(RnbdIo, RejectsUnknownFlags)

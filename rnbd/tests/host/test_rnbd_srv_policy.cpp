@@ -124,6 +124,21 @@ TEST(RnbdSrvPolicy, ReadOnlyMappingRefusesEveryWriteKind)
     EXPECT_EQ(check_io(io(IoOp::kSecureErase, 0, 512), false, target(8, true)), -kErrRoFs);
 }
 
+// WRITE_ZEROES only where OPEN_RSP offered it, within the offered length.
+TEST(RnbdSrvPolicy, WriteZeroesOnlyWhereOffered)
+{
+    using wire::IoOp;
+    IoTarget offered = target(64, false);
+    offered.max_write_zeroes_sectors = 16;
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 0, 4096), false, target(64, false)), -err::kOpNotSupp);
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 0, 4096), false, offered), 0);
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 0, 16 * 512), false, offered), 0);
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 0, 17 * 512), false, offered), -err::kInval);
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 60, 8 * 512), false, offered), -err::kRange);
+    offered.read_only = true;
+    EXPECT_EQ(check_io(io(IoOp::kWriteZeroes, 0, 512), false, offered), -kErrRoFs);
+}
+
 TEST(RnbdSrvPolicy, DirectionMustMatchTheOp)
 {
     using wire::IoOp;

@@ -36,7 +36,7 @@ cleanup() {
     done
     loaded rnbd_client && rmmod rnbd_client
     loaded rtrs_client && rmmod rtrs_client
-    for m in rnbd_server rtrs_server rtrs_core; do loaded $m && rmmod $m; done
+    for m in rnbd_server rtrs_server rtrs_core brd; do loaded $m && rmmod $m; done
     rxe_teardown >/dev/null 2>&1
     rm -rf "$tmpdir"
     return 0

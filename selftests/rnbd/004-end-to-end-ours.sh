@@ -24,6 +24,9 @@ trap cleanup EXIT
 
 setup() {
     rxe_setup 1 >/dev/null || return 1
+    # A brd left loaded by an earlier test keeps its size; the page-cache
+    # check below needs ram0 at 64 MiB.
+    if mod_loaded brd; then rmmod brd || return 1; fi
     modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=65536 || return 1
     truncate -s 32M "$tmp/disk.img"
     insmod rtrs/rtrs-server.ko sess_queue_depth=128 && insmod rnbd/rnbd-server.ko "file_export_dir=$tmp" &&

@@ -195,15 +195,17 @@ fi
 # kernel: the debug lane below runs it (on this kernel it would only SKIP).
 record "VM negative tests" $neg_p $neg_f
 
-stage "kernel 6.12 lane: build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list"
+stage "kernel 6.12 lane: build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list, 6.1 <-> 6.12 pair"
 # tools/kernel-lane.sh builds in a copy of the tree (the 6.1 build here stays)
 # and boots Debian 12's 6.12 kernel; the interop peer is 6.12's own.
 tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1; rc=$?
-grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:' "$out/kernel-6.12-lane.out" | tail -80
+grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:|^\[[ab]\] not ok|run-pair.sh:' \
+    "$out/kernel-6.12-lane.out" | tail -80
 kp=0 kf=0
-for log in kernel-6.12 kernel-6.12-gates kernel-6.12-vm; do
-    [ -f "$out/$log.log" ] || continue
-    read -r p f < <(tap_count "$out/$log.log"); kp=$((kp + p)); kf=$((kf + f))
+for log in "$out"/kernel-6.12.log "$out"/kernel-6.12-gates.log "$out"/kernel-6.12-vm.log \
+    build/kernel-6.12/pair/a.log build/kernel-6.12/pair/b.log; do
+    [ -f "$log" ] || continue
+    read -r p f < <(tap_count "$log"); kp=$((kp + p)); kf=$((kf + f))
 done
 [ $rc = 0 ] || [ "$kf" -gt 0 ] || kf=1  # a build failed, or the VM run failed (crash, WARN, timeout, ...)
 record "kernel 6.12 lane" "$kp" "$kf"

@@ -12,7 +12,9 @@
 #   --results DIR    host dir shared read-write at /results in BOTH guests
 #                    (default DIR/results)
 #   --timeout S      per VM (default 600)    --smp N (default 1)   --mem MB (default 1024)
-#   --kernel PATH / --kdir DIR / --abi ABI   as in run.sh
+#   --kernel PATH / --kdir DIR / --abi ABI   as in run.sh (both VMs)
+#   --kernel-b PATH / --kdir-b DIR / --abi-b ABI   VM b only (another kernel
+#                    than a's: cross-version tests, selftests/pair/rnbd-cross-version.sh)
 #   --expect-fail    exit 0 only if at least one VM run failed
 # Cable pull: from the host, while the VMs run:
 #   tools/vm/monitor.sh build/vm/pair/mon-b.sock set_link nic0 off   (and ... on)
@@ -26,7 +28,7 @@ die() { echo "run-pair.sh: error: $*" >&2; exit 2; }
 
 dir=$top/build/vm/pair results='' cmd_a='' cmd_b='' expect_fail=0
 common=(--timeout 600 --smp 1 --mem 1024)
-extra=()
+extra=() extra_b=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --cmd-a) cmd_a=${2:?}; shift 2 ;;
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
         --dir) dir=${2:?}; shift 2 ;;
         --results) results=${2:?}; shift 2 ;;
         --timeout|--smp|--mem|--kernel|--kdir|--abi) extra+=("$1" "${2:?}"); shift 2 ;;
+        --kernel-b|--kdir-b|--abi-b) extra_b+=("${1%-b}" "${2:?}"); shift 2 ;;
         --expect-fail) expect_fail=1; shift ;;
         -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) die "unknown option '$1'" ;;
@@ -51,6 +54,14 @@ net=$dir/net.sock
 rm -f "$net" "$dir/mon-a.sock" "$dir/mon-b.sock"
 rm -rf "$results/.vmctl"; mkdir -p "$results/.vmctl"
 "$here/mkinitramfs.sh" >/dev/null   # build once, before two VMs race for it
+if [ ${#extra_b[@]} -gt 0 ]; then   # b's kernel: its own initramfs
+    kb=() ; i=0
+    while [ $i -lt ${#extra_b[@]} ]; do
+        case ${extra_b[$i]} in --kdir|--abi) kb+=("${extra_b[$i]}" "${extra_b[$((i + 1))]}") ;; esac
+        i=$((i + 2))
+    done
+    [ ${#kb[@]} -gt 0 ] && "$here/mkinitramfs.sh" "${kb[@]}" >/dev/null
+fi
 
 pids=()
 cleanup() {
@@ -66,7 +77,7 @@ trap cleanup EXIT INT TERM
 pa=$!; pids+=("$pa")
 for _ in $(seq 100); do [ -S "$net" ] && break; kill -0 "$pa" 2>/dev/null || break; sleep 0.1; done
 [ -S "$net" ] || die "VM a did not create the wire socket $net"
-"$here/run.sh" "${common[@]}" "${extra[@]}" --name vm-b --prefix '[b] ' --log "$dir/b.log" \
+"$here/run.sh" "${common[@]}" "${extra[@]}" "${extra_b[@]}" --name vm-b --prefix '[b] ' --log "$dir/b.log" \
     --results "$results" --monitor "$dir/mon-b.sock" --nic-client "$net" --mac 52:54:00:00:00:0b \
     -- bash -c "$cmd_b" &
 pb=$!; pids+=("$pb")

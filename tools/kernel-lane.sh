@@ -10,9 +10,11 @@
 #      interop peer on this kernel;
 #   4. boot 6.12 and run the selftests of selftests/kernel-6.12.list (a
 #      subset that fits the CI budget: see the list) with that peer;
-#   5. across versions on two VMs joined by the virtual wire: a 6.1 server
-#      (ours, Linux's) and a 6.12 client (ours, Linux's):
-#      selftests/pair/rnbd-cross-version.sh.
+#   5. across versions on two VMs joined by the virtual wire, one boot of
+#      each: the 6.1 VM serves the 6.12 VM, then the 6.12 VM serves the 6.1
+#      VM, each direction ours/ours, Linux's server/our client, our
+#      server/Linux's client (selftests/pair/rnbd-cross-version.sh, six
+#      rounds, about 3 minutes).
 # Usage: tools/kernel-lane.sh [selftest pattern...]   (default: the list)
 # Environment: KERNEL_LANE_VM_TIMEOUT (default 1500 s).
 # Known, left out: rnbd/002's 100 back-to-back map/unmap cycles against

@@ -1,23 +1,64 @@
 #!/usr/bin/env bash
-# `make bench`: the same fio workloads against our RNBD/RTRS and against
-# Linux's upstream RNBD/RTRS (built from Debian's linux-source-6.1), in one
-# VM run, over the same Soft-RoCE loopback and the same RAM-disk backing.
-# Prints a table (IOPS, bandwidth, p50/p99 latency, ours/upstream ratio) and
-# saves it to build/bench/bench-<date>.md. Not part of `make check`.
-# Environment: BENCH_RUNTIME (seconds per workload, default 10),
-# BENCH_STACKS (default "upstream ours").
+# `make bench`: our RNBD/RTRS against Linux's upstream RNBD/RTRS (built from
+# Debian's linux-source-6.1) and against NVMe-oF RDMA (Debian's nvmet-rdma and
+# nvme-rdma), in one VM run, over the same Soft-RoCE loopback and the same
+# backing device, in rounds whose stack order rotates
+# (selftests/bench/bench.sh). Prints medians, spreads, CPU time per IO and the
+# per-round ratios, and saves under build/bench/:
+#   bench-<stamp>.jsonl   every fio run (the guest's raw results)
+#   bench-<stamp>.json    the summary          bench-<stamp>.md   the table
+#   bench-<stamp>.png     ratios per workload with their spread (gnuplot)
+#   latest.*              copies of the newest run's files
+# Not part of `make check`: figures from this noisy, software-only link are
+# for comparing stacks in the same run, never a pass/fail threshold.
+# Environment (passed to the guest): BENCH_RUNTIME (s per workload, 10),
+# BENCH_ROUNDS (3), BENCH_STACKS ("ours upstream nvmeof"), BENCH_BACKING
+# (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (1),
+# BENCH_RNBD_OPTS; BENCH_SMP (vCPUs, 2);
+# BENCH_BASELINE=<commit>: also measure our modules built from that commit
+# (stack "baseline", built once under build/bench/baseline-<sha>/), giving
+# before/after ratios of a change from one run.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 tools/setup.sh
+# The chart needs gnuplot; only the benchmark does, so only it installs it.
+command -v gnuplot >/dev/null ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null ||
+    echo "bench: gnuplot-nox could not be installed; no chart" >&2
 make --no-print-directory modules >/dev/null
 tools/upstream/build.sh >/dev/null
 out=build/bench
+stacks=${BENCH_STACKS:-ours upstream nvmeof}
+baseline_dir=
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    sha=$(git rev-parse --short=12 "$BENCH_BASELINE^{commit}")
+    baseline_dir=$out/baseline-$sha
+    if [ ! -f "$baseline_dir/rnbd/rnbd-client.ko" ]; then
+        echo "bench: building the baseline's modules ($BENCH_BASELINE = $sha) in $baseline_dir"
+        rm -rf "$baseline_dir"; mkdir -p "$baseline_dir"
+        git archive "$sha" | tar -x -C "$baseline_dir"
+        ln -s "$top/.cache" "$baseline_dir/.cache"
+        make --no-print-directory -C "$baseline_dir" modules >"$baseline_dir.build.log" 2>&1 ||
+            { tail -20 "$baseline_dir.build.log" >&2; exit 1; }
+    fi
+    [[ " $stacks " == *" baseline "* ]] || stacks+=" baseline"
+fi
 mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
-tools/vm/run.sh --timeout 3000 --smp 2 --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
-    -- env BENCH_RUNTIME="${BENCH_RUNTIME:-10}" BENCH_STACKS="${BENCH_STACKS:-upstream ours}" \
+runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3}
+# 9 workloads x 3 stacks x (ramp + runtime + ~5 s setup) per round, plus fills.
+nstacks=$(echo $stacks | wc -w)
+timeout=$(( rounds * nstacks * 9 * (runtime + 8) + 900 ))
+echo "bench: $rounds rounds of ${runtime} s per workload; about $(( (timeout - 900) / 60 + 2 )) min"
+tools/vm/run.sh --timeout "$timeout" --smp "${BENCH_SMP:-2}" --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
+    -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
+       BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
+       BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh
-python3 tools/bench-table.py "$out/bench-$stamp".json > "$out/bench-$stamp.md"
-cat "$out/bench-$stamp.md"
-echo "saved: $out/bench-$stamp.md"
+python3 tools/bench-report.py "$out/bench-$stamp.jsonl" "$out/bench-$stamp"
+if command -v gnuplot >/dev/null; then
+    gnuplot "$out/bench-$stamp-chart.gp" && echo "chart: $out/bench-$stamp.png"
+fi
+for f in "$out/bench-$stamp".*; do cp "$f" "$out/latest.${f#"$out/bench-$stamp".}"; done
+echo "saved: $out/bench-$stamp.{jsonl,json,md,png}  (and $out/latest.*)"

@@ -1,87 +1,202 @@
 #!/usr/bin/env bash
-# Guest side of `make bench` (see tools/bench.sh). For each stack: load its
-# modules, map a 1 GiB brd RAM disk over rxe loopback, run the fio workloads,
-# record fio's JSON, unmap and unload. A stack that cannot map is recorded
-# as failed, not skipped silently.
+# Guest side of `make bench` (tools/bench.sh runs it in one VM and reports).
+#
+# Three stacks over the same Soft-RoCE loopback and the same backing device:
+#   ours      our rtrs/rnbd modules
+#   upstream  Linux's RNBD/RTRS built from Debian's linux-source-6.1
+#   nvmeof    NVMe over Fabrics on RDMA (nvmet-rdma + nvme-rdma, Debian's own)
+#   baseline  our modules built from another commit (BENCH_BASELINE_DIR), so
+#             that a change is measured before/after in the same run
+# For each of BENCH_ROUNDS rounds the stack order is rotated by one, so no
+# stack always runs first (or last, on a warmer or more fragmented guest).
+# Each stack is loaded, the backing device mapped, every workload run, then
+# everything is unmapped and unloaded before the next stack.
+#
+# One JSON object per (round, stack, workload) goes to $BENCH_OUT.jsonl: fio's
+# own JSON plus the guest's busy and total jiffies over the run (from the
+# `cpu` line of /proc/stat), from which the report derives CPU time per IO.
+# A stack or workload that fails is recorded with "error", never skipped.
+#
+# Environment:
+#   BENCH_RUNTIME   seconds per workload (default 10; 2 s of ramp before)
+#   BENCH_ROUNDS    rounds (default 3)
+#   BENCH_STACKS    stacks in round-0 order (default "ours upstream nvmeof")
+#   BENCH_BACKING   brd (1 GiB RAM disk, filled with random data before any
+#                   read) or null (null_blk, no data: isolates the transport)
+#   BENCH_WORKLOADS names to run (default all, see the table below)
+#   BENCH_POLL_QUEUES  poll queues asked of every stack (default 1; the
+#                   polled workload is recorded as an error where a stack has
+#                   none)
+#   BENCH_RNBD_OPTS extra map_device options for both RNBD stacks
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 runtime=${BENCH_RUNTIME:-10}
-stacks=${BENCH_STACKS:-upstream ours}
-result=${BENCH_OUT:-/results/bench}.json
+rounds=${BENCH_ROUNDS:-3}
+read -r -a stacks <<< "${BENCH_STACKS:-ours upstream nvmeof}"
+backing=${BENCH_BACKING:-brd}
+poll_queues=${BENCH_POLL_QUEUES:-1}
+out=${BENCH_OUT:-/results/bench}.jsonl
 up=.cache/upstream
+cpus=$(nproc)
 
-workloads=(
-  "randread-4k-qd32 --rw=randread --bs=4k --iodepth=32"
-  "randwrite-4k-qd32 --rw=randwrite --bs=4k --iodepth=32"
+# name, then fio arguments. The polled run is QD1 with io_uring's IOPOLL.
+all_workloads=(
   "randread-4k-qd1 --rw=randread --bs=4k --iodepth=1"
   "randwrite-4k-qd1 --rw=randwrite --bs=4k --iodepth=1"
+  "randread-4k-qd32 --rw=randread --bs=4k --iodepth=32"
+  "randwrite-4k-qd32 --rw=randwrite --bs=4k --iodepth=32"
   "read-128k-qd8 --rw=read --bs=128k --iodepth=8"
   "write-128k-qd8 --rw=write --bs=128k --iodepth=8"
+  "randread-4k-qd32-jobs --rw=randread --bs=4k --iodepth=32 --numjobs=$cpus --group_reporting"
+  "mixed70-4k-qd16 --rw=randrw --rwmixread=70 --bs=4k --iodepth=16"
+  "randread-4k-qd1-polled --rw=randread --bs=4k --iodepth=1 --ioengine=io_uring --hipri=1"
 )
+workloads=()
+for w in "${all_workloads[@]}"; do
+    if [ -z "${BENCH_WORKLOADS:-}" ] || [[ " $BENCH_WORKLOADS " == *" ${w%% *} "* ]]; then
+        workloads+=("$w")
+    fi
+done
 
 rxe_setup 1 || exit 1
-modprobe rdma_cm
-modprobe brd rd_nr=1 rd_size=$((1024 * 1024)) || exit 1
+modprobe rdma_cm || exit 1
 addr=${RXE_ADDR[0]}
+case $backing in
+brd)
+    modprobe brd rd_nr=1 rd_size=$((1024 * 1024)) || exit 1
+    backing_dev=/dev/ram0
+    # Every page written before any read: a read of a never-written brd page
+    # costs nothing and would favour whichever stack reads it first.
+    echo "# bench: filling $backing_dev with random data"
+    dd if=/dev/urandom of=$backing_dev bs=1M count=1024 oflag=direct status=none || exit 1
+    ;;
+null)
+    modprobe null_blk nr_devices=1 gb=1 queue_mode=2 irqmode=0 || exit 1
+    backing_dev=/dev/nullb0
+    ;;
+*) echo "bench: BENCH_BACKING must be brd or null" >&2; exit 2 ;;
+esac
 
-load_stack() {
+unload() { local m; for m in "$@"; do grep -q "^$m " /proc/modules && rmmod "$m"; done; return 0; }
+
+rnbd_load() { # ours|upstream|baseline; every server with its default queue depth
+    local dir=.
     case $1 in
     upstream)
         insmod $up/rtrs-core.ko && insmod $up/rtrs-server.ko && insmod $up/rnbd-server.ko &&
-            insmod $up/rtrs-client.ko && insmod $up/rnbd-client.ko ;;
-    ours)
-        insmod rtrs/rtrs-server.ko && insmod rnbd/rnbd-server.ko &&
-            insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko ;;
+            insmod $up/rtrs-client.ko && insmod $up/rnbd-client.ko
+        return ;;
+    baseline) dir=${BENCH_BASELINE_DIR:?baseline stack without BENCH_BASELINE_DIR} ;;
     esac
+    insmod $dir/rtrs/rtrs-server.ko && insmod $dir/rnbd/rnbd-server.ko &&
+        insmod $dir/rtrs/rtrs-client.ko && insmod $dir/rnbd/rnbd-client.ko
 }
-unload_stack() {
-    for m in rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core; do
-        grep -q "^$m " /proc/modules && rmmod $m
-    done
-    return 0
+rnbd_map_bench() { # stack -> prints the device
+    local opts="sessname=bench-$1 path=ip:$addr device_path=$backing_dev"
+    [ "$poll_queues" != 0 ] && opts+=" nr_poll_queues=$poll_queues"
+    opts+=" ${BENCH_RNBD_OPTS:-}"
+    # The class path is the one both clients have (ours also has
+    # /sys/kernel/rnbd_client); each run maps exactly one device: rnbd0.
+    echo "$opts" > /sys/class/rnbd-client/ctl/map_device || return 1
+    wait_for 50 test -b /dev/rnbd0 || return 1
+    echo /dev/rnbd0
 }
-map_device() {
-    local ctl=/sys/class/rnbd-client/ctl/map_device
-    echo "sessname=bench-$1 path=ip:$addr device_path=/dev/ram0" > $ctl || return 1
-    for _ in $(seq 50); do [ -b /dev/rnbd0 ] && return 0; sleep 0.1; done
-    return 1
-}
-unmap_device() {
+rnbd_unmap_bench() {
     local f
-    for f in /sys/block/rnbd0/rnbd/unmap_device /sys/block/rnbd0/rnbd_client/unmap_device; do
-        [ -e $f ] && { echo normal > $f; return; }
+    for f in /sys/block/rnbd*/rnbd_client/unmap_device /sys/block/rnbd*/rnbd/unmap_device; do
+        [ -e "$f" ] && echo normal > "$f"
     done
+    rnbd_client_unload
+    rnbd_server_unload
 }
 
-echo "{" > "$result"
-first=1
-for stack in $stacks; do
-    echo "# bench: stack $stack"
-    if ! load_stack $stack || ! map_device $stack; then
-        echo "# bench: $stack: could not load or map"
-        unload_stack
-        [ $first = 1 ] || echo "," >> "$result"; first=0
-        echo "\"$stack\": null" >> "$result"
-        continue
-    fi
-    [ $first = 1 ] || echo "," >> "$result"; first=0
-    echo "\"$stack\": {" >> "$result"
-    sep=
-    for w in "${workloads[@]}"; do
-        name=${w%% *}; args=${w#* }
-        echo "# bench: $stack $name"
-        json=$(fio --name="$name" --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --numjobs=1 \
-            --time_based --ramp_time=2 --runtime="$runtime" --size=1g --output-format=json $args 2>/dev/null)
-        [ -n "$json" ] || json=null
-        printf '%s"%s": %s\n' "$sep" "$name" "$json" >> "$result"
-        sep=,
+nvmet=/sys/kernel/config/nvmet
+nvme_load() { modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma; }
+nvme_map() {
+    local subsys=$nvmet/subsystems/bench port=$nvmet/ports/1 opts dev
+    mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
+    mkdir $subsys && echo 1 > $subsys/attr_allow_any_host &&
+        mkdir $subsys/namespaces/1 && echo -n $backing_dev > $subsys/namespaces/1/device_path &&
+        echo 1 > $subsys/namespaces/1/enable || return 1
+    mkdir $port && echo rdma > $port/addr_trtype && echo ipv4 > $port/addr_adrfam &&
+        echo $addr > $port/addr_traddr && echo 4420 > $port/addr_trsvcid &&
+        ln -s $subsys $port/subsystems/bench || return 1
+    opts="transport=rdma,traddr=$addr,trsvcid=4420,nqn=bench"
+    [ "$poll_queues" != 0 ] && opts+=",nr_poll_queues=$(( poll_queues < 0 ? cpus : poll_queues ))"
+    echo "$opts" > /dev/nvme-fabrics || return 1
+    wait_for 10 test -b /dev/nvme0n1 || return 1
+    echo /dev/nvme0n1
+}
+nvme_unmap() {
+    local c
+    for c in /sys/class/nvme/nvme*; do [ -e "$c/delete_controller" ] && echo 1 > "$c/delete_controller"; done
+    rm -f $nvmet/ports/1/subsystems/bench
+    rmdir $nvmet/ports/1 $nvmet/subsystems/bench/namespaces/1 $nvmet/subsystems/bench 2>/dev/null
+    unload nvme_rdma nvme_fabrics nvmet_rdma nvmet
+}
+
+stack_up() { # stack -> prints the device
+    case $1 in
+    ours | upstream | baseline) rnbd_load "$1" >&2 && rnbd_map_bench "$1" ;;
+    nvmeof) nvme_load >&2 && nvme_map ;;
+    esac
+}
+stack_down() {
+    case $1 in
+    ours | upstream | baseline) rnbd_unmap_bench ;;
+    nvmeof) nvme_unmap ;;
+    esac
+}
+
+cpu_jiffies() { # "busy total" from the aggregate cpu line
+    awk '$1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8 + $9; print busy, busy + $5 + $6; exit }' /proc/stat
+}
+
+record_error() { # round stack workload message
+    printf '{"round": %d, "stack": "%s", "workload": "%s", "error": "%s"}\n' "$1" "$2" "$3" "$4" >> "$out"
+}
+
+: > "$out"
+hz=$(getconf CLK_TCK)
+for ((round = 0; round < rounds; round++)); do
+    order=()
+    for ((i = 0; i < ${#stacks[@]}; i++)); do order+=("${stacks[(i + round) % ${#stacks[@]}]}"); done
+    echo "# bench: round $((round + 1))/$rounds, order ${order[*]}"
+    for stack in "${order[@]}"; do
+        if ! dev=$(stack_up "$stack"); then
+            echo "# bench: $stack: could not load or map"
+            for w in "${workloads[@]}"; do record_error $round "$stack" "${w%% *}" "could not load or map"; done
+            stack_down "$stack" 2>/dev/null
+            continue
+        fi
+        io_poll=$(cat "/sys/block/${dev#/dev/}/queue/io_poll" 2>/dev/null || echo 0)
+        for w in "${workloads[@]}"; do
+            name=${w%% *} args=${w#* }
+            ioengine=--ioengine=libaio
+            [[ $args == *--ioengine=* ]] && ioengine=
+            echo "# bench: round $((round + 1)) $stack $name"
+            # (no process substitution: the test VM has no /dev/fd)
+            set -- $(cpu_jiffies); busy0=$1 total0=$2
+            # shellcheck disable=SC2086
+            json=$(fio --name="$name" --filename="$dev" $ioengine --direct=1 --time_based \
+                --ramp_time=2 --runtime="$runtime" --size=1g --output-format=json $args 2>/tmp/fio.err)
+            rc=$?
+            set -- $(cpu_jiffies); busy1=$1 total1=$2
+            if [ $rc != 0 ] || [ -z "$json" ]; then
+                record_error $round "$stack" "$name" "fio exit $rc: $(head -c 200 /tmp/fio.err | tr '"\n\\' "' /")"
+                continue
+            fi
+            # The jiffies span ramp + runtime while fio counts the IOs of the
+            # runtime only: the report scales the jiffies by
+            # runtime / (ramp + runtime) (Documentation/bench.md).
+            printf '{"round": %d, "stack": "%s", "workload": "%s", "io_poll": %d, "hz": %d, "cpus": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
+                $round "$stack" "$name" "$io_poll" "$hz" "$cpus" $((busy1 - busy0)) $((total1 - total0)) "$runtime" \
+                "$(printf '%s' "$json" | tr -d '\n')" >> "$out"
+        done
+        stack_down "$stack"
+        sleep 1
     done
-    echo "}" >> "$result"
-    unmap_device
-    sleep 1
-    unload_stack
 done
-echo "}" >> "$result"
-echo "# bench: results in $result"
+echo "# bench: results in $out"

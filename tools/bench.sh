@@ -51,12 +51,27 @@ runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3}
 nstacks=$(echo $stacks | wc -w)
 timeout=$(( rounds * nstacks * 9 * (runtime + 8) + 900 ))
 echo "bench: $rounds rounds of ${runtime} s per workload; about $(( (timeout - 900) / 60 + 2 )) min"
+# A kernel warning in the run does not discard the figures (Linux 6.1's own
+# rnbd-client WARNs in bio_put when it completes a polled request from its
+# interrupt path), but it is named in the report, never silent.
+vm_rc=0
 tools/vm/run.sh --timeout "$timeout" --smp "${BENCH_SMP:-2}" --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
-       BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh
+       BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
+log=$out/console-$stamp.log
+case $vm_rc in
+0) ;;
+3) echo "bench: the kernel log of this run has warnings:" >&2
+   grep -n -A1 -E 'WARNING:|BUG:|Oops' "$log" | grep -E 'WARNING|BUG|Oops|RIP' | head -10 >&2 ;;
+*) echo "bench: the VM run failed (exit $vm_rc, log $log)" >&2; exit 1 ;;
+esac
 python3 tools/bench-report.py "$out/bench-$stamp.jsonl" "$out/bench-$stamp"
+if [ $vm_rc = 3 ]; then
+    { echo; echo "Kernel warnings in this run (console-$stamp.log):"; echo
+      grep -E 'WARNING:|BUG:|Oops' "$log" | head -5 | sed 's/^/    /'; } >> "$out/bench-$stamp.md"
+fi
 if command -v gnuplot >/dev/null; then
     gnuplot "$out/bench-$stamp-chart.gp" && echo "chart: $out/bench-$stamp.png"
 fi

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Host test of tools/bench-report.py on synthetic results: medians and
+# min-max spreads per stack, ratios taken within each round (so a slow round
+# moves both sides of its pair), CPU time per IO scaled to the measured part,
+# failed runs named, and the chart script written. TAP output.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+say() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=1; }
+run() { # round stack iops busy_jiffies -> one record, 10 s runtime + 2 s ramp
+    local ios=$(( $3 * 10 ))
+    printf '{"round": %d, "stack": "%s", "workload": "w", "io_poll": 0, "hz": 100, "cpus": 2, "busy_jiffies": %d, "total_jiffies": 2400, "ramp_s": 2, "runtime_s": 10, "fio": {"jobs": [{"read": {"iops": %d, "bw_bytes": %d, "total_ios": %d, "clat_ns": {"percentile": {"50.000000": 1000, "99.000000": 2000, "99.900000": 3000}}}, "write": {"iops": 0, "bw_bytes": 0, "total_ios": 0}}]}}\n' \
+        "$1" "$2" "$4" "$3" $(( $3 * 4096 )) $ios
+}
+{
+    # Round 1 is slow for both stacks: IOPS spread wide, per-round ratios
+    # 2.0, 1.33, 2.0 (a ratio of the spreads' ends would say 0.33-12).
+    run 0 ours 1000 1200; run 0 upstream 500 1200
+    run 1 ours 200 1200;  run 1 upstream 150 1200
+    run 2 ours 1200 1200; run 2 upstream 600 1200
+    printf '{"round": 0, "stack": "nvmeof", "workload": "w", "error": "could not load or map"}\n'
+} > "$tmp/r.jsonl"
+out=$(python3 "$top/tools/bench-report.py" "$tmp/r.jsonl" "$tmp/rep" 2>&1); rc=$?
+[ $rc = 0 ] && say ok "report runs" || { say "not ok" "report failed: $out"; }
+field() { python3 -c "import json,sys; d=json.load(open('$tmp/rep.json')); print($1)"; }
+[ "$(field 'd["workloads"]["w"]["stacks"]["ours"]["iops"]["median"]')" = 1000 ] &&
+    say ok "median IOPS of ours is 1000" || say "not ok" "median IOPS of ours: $(field 'd["workloads"]["w"]["stacks"]["ours"]["iops"]')"
+r=$(field '"%.2f %.2f %.2f" % tuple(d["workloads"]["w"]["ratios"]["upstream"]["iops"][k] for k in ("median","min","max"))')
+[ "$r" = "2.00 1.33 2.00" ] && say ok "ratios are per-round pairs: 2.00 (1.33-2.00)" || say "not ok" "ratio median/min/max: $r"
+# busy 1200 jiffies over 12 s, 10 s of it measured: 1000 jiffies = 10 s of
+# CPU for 10 * 1000 IOs = 1000 us per IO in round 0.
+c=$(field '"%.0f" % d["workloads"]["w"]["stacks"]["ours"]["cpu_us_per_io"]["min"]')
+[ "$c" = 833 ] && say ok "CPU per IO scaled to the measured part (833 us at 1200 IOPS)" || say "not ok" "CPU per IO min: $c"
+grep -q "round 1 nvmeof w: could not load or map" "$tmp/rep.md" && say ok "a failed stack is named in the table's notes" ||
+    say "not ok" "failed stack not named: $(cat "$tmp/rep.md")"
+grep -q 'using 2:3:4:xtic(1) title "ours / upstream RNBD"' "$tmp/rep-chart.gp" &&
+    ! grep -q "NVMe-oF" "$tmp/rep-chart.gp" && say ok "the chart plots the peers that have figures" ||
+    say "not ok" "chart script: $(tail -2 "$tmp/rep-chart.gp")"
+echo "1..$n"
+exit $failed

@@ -10,6 +10,10 @@
 #                   the allocation-failure sweep at every allocation (CHURN_CYCLES=N;
 #                   `make check` runs 25 cycles each and every 16th allocation)
 #   make vm         an interactive shell in the test VM
+#   make install    modules into /lib/modules/<kver>/updates/, depmod, rnbdctl, man pages,
+#                   udev rules, systemd units, /etc/modprobe.d/rnbd.conf (DESTDIR, PREFIX)
+#   make uninstall  removes exactly what install placed (its manifest), depmod
+#   make dkms       the source tree under /usr/src/rnbd-cxx-<version>/ for `dkms install`
 #   make clean
 
 TOP := $(CURDIR)
@@ -32,7 +36,7 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: debug-lane modules setup demo check bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+.PHONY: install uninstall dkms debug-lane modules setup demo check bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -84,6 +88,25 @@ churn: modules
 
 vm:
 	tools/vm/run.sh --interactive
+
+# ---- install, uninstall, DKMS (packaging/; see packaging/README.md) ----
+# The kernel release comes from KDIR (the tree the modules were built for;
+# its UTS_RELEASE: Debian's include/config/kernel.release is the upstream one).
+PREFIX ?= /usr/local
+INSTALL_KVER = $(or $(KVER),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(shell uname -r))
+INSTALL_VARS := DESTDIR PREFIX SBINDIR MANDIR UDEVDIR SYSTEMDUNITDIR PKGLIBDIR DATADIR SYSCONFDIR MODULEDIR \
+	INSTALL_MOD_STRIP DKMS_SRCDIR
+INSTALL_ENV = $(foreach v,$(INSTALL_VARS),$(if $(filter-out undefined,$(origin $(v))),$(v)='$($(v))')) \
+	KVER='$(INSTALL_KVER)'
+
+install:
+	$(INSTALL_ENV) packaging/install.sh install
+
+uninstall:
+	$(INSTALL_ENV) packaging/install.sh uninstall
+
+dkms:
+	$(INSTALL_ENV) packaging/dkms.sh
 
 clean:
 	-$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 clean 2>/dev/null

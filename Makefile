@@ -56,6 +56,8 @@ setup:
 
 # ---- host side: unit tests and fuzzers of the kernel-independent C++ ----
 include tools/host.mk
+# The admin CLI: make rnbdctl -> build/rnbdctl/rnbdctl
+include tools/rnbdctl/rnbdctl.mk
 
 # The build gates must reject what they promise to reject.
 gate-tests: kdir-check

@@ -16,12 +16,15 @@ HOST_SOURCES := cxxrt/src/alloc.cpp cxxrt/src/log.cpp cxxrt/src/parse.cpp \
 	$(wildcard rtrs/rtrs-codec.cpp rtrs/rtrs-permits.cpp rtrs/rtrs-addr.cpp rtrs/rtrs-clt-policy.cpp rtrs/rtrs-stats.cpp rtrs/rtrs-srv-protocol.cpp \
 	           rtrs/rtrs-clt-proto.cpp \
 	           rnbd/rnbd-codec.cpp rnbd/rnbd-clt-options.cpp)
-HOST_TESTS := $(wildcard cxxrt/tests/host/test_*.cpp rtrs/tests/host/test_*.cpp rnbd/tests/host/test_*.cpp)
+HOST_TESTS := $(wildcard cxxrt/tests/host/test_*.cpp rtrs/tests/host/test_*.cpp rnbd/tests/host/test_*.cpp \
+	tools/rnbdctl/tests/*.cpp)
+# The admin CLI's code (main.cpp aside) is unit-tested in the same binary.
+RNBDCTL_LIB_SOURCES := $(filter-out tools/rnbdctl/main.cpp,$(wildcard tools/rnbdctl/*.cpp))
 HOST_SUPPORT := cxxrt/tests/host/kapi-host.cpp
 FUZZ_TARGETS := $(wildcard rtrs/tests/fuzz/fuzz_*.cpp rnbd/tests/fuzz/fuzz_*.cpp cxxrt/tests/fuzz/fuzz_*.cpp)
 
 host_obj = $(BUILD)/obj/$(1:.cpp=.o)
-HOST_OBJECTS := $(foreach s,$(HOST_SOURCES) $(HOST_TESTS) $(HOST_SUPPORT),$(call host_obj,$(s)))
+HOST_OBJECTS := $(foreach s,$(HOST_SOURCES) $(HOST_TESTS) $(HOST_SUPPORT) $(RNBDCTL_LIB_SOURCES),$(call host_obj,$(s)))
 
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
@@ -34,7 +37,8 @@ $(BUILD)/unit-tests: $(HOST_OBJECTS)
 
 -include $(HOST_OBJECTS:.o=.d)
 
-host-tests: $(BUILD)/unit-tests
+# rnbdctl's tests also run the built binary (tools/rnbdctl/rnbdctl.mk).
+host-tests: $(BUILD)/unit-tests rnbdctl
 	$(BUILD)/unit-tests --gtest_brief=1
 
 FUZZ_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -g -O1 -fno-exceptions -fno-rtti \

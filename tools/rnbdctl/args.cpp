@@ -1,0 +1,69 @@
+// See args.hpp.
+#include "tools/rnbdctl/args.hpp"
+
+namespace rnbdctl {
+
+std::string Arguments::value(const std::string& name) const
+{
+    auto found = options.find(name);
+    return found == options.end() || found->second.empty() ? std::string() : found->second.back();
+}
+
+std::vector<std::string> Arguments::values(const std::string& name) const
+{
+    auto found = options.find(name);
+    return found == options.end() ? std::vector<std::string>() : found->second;
+}
+
+bool parse_arguments(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs, Arguments& out,
+                     std::string& error)
+{
+    out = Arguments{};
+    bool options_ended = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (options_ended || arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+            if (arg == "--" && !options_ended) {
+                options_ended = true;
+                continue;
+            }
+            out.positionals.push_back(arg);
+            continue;
+        }
+        std::string name = arg.substr(2);
+        std::string value;
+        bool inline_value = false;
+        size_t equals = name.find('=');
+        if (equals != std::string::npos) {
+            value = name.substr(equals + 1);
+            name = name.substr(0, equals);
+            inline_value = true;
+        }
+        const OptionSpec* spec = nullptr;
+        for (const OptionSpec& candidate : specs)
+            if (name == candidate.name)
+                spec = &candidate;
+        if (!spec) {
+            error = "unknown option --" + name;
+            return false;
+        }
+        if (spec->takes_value && !inline_value) {
+            if (i + 1 >= args.size()) {
+                error = "--" + name + " needs a value";
+                return false;
+            }
+            value = args[++i];
+        } else if (!spec->takes_value && inline_value) {
+            error = "--" + name + " takes no value";
+            return false;
+        }
+        if (!spec->repeatable && out.has(name)) {
+            error = "--" + name + " given twice";
+            return false;
+        }
+        out.options[name].push_back(value);
+    }
+    return true;
+}
+
+}  // namespace rnbdctl

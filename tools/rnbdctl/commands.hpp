@@ -1,0 +1,70 @@
+// The commands; each takes its arguments after the command words and
+// returns an exit code (context.hpp). cli.cpp dispatches to them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/rnbdctl/context.hpp"
+
+namespace rnbdctl {
+
+using Args = std::vector<std::string>;
+
+// client devices (client-device.cpp, client-map.cpp)
+int command_map(Context& context, const Args& args);
+int command_unmap(Context& context, const Args& args);
+int command_resize(Context& context, const Args& args);
+int command_remap(Context& context, const Args& args);
+int command_list(Context& context, const Args& args);
+int command_show(Context& context, const Args& args);
+// client sessions and paths (client-session.cpp)
+int command_session(Context& context, const Args& args);
+int command_path(Context& context, const Args& args);
+// server (server.cpp)
+int command_server(Context& context, const Args& args);
+// persistence (persist.cpp)
+int command_save(Context& context, const Args& args);
+int command_restore(Context& context, const Args& args);
+// metrics (stats.cpp)
+int command_stats(Context& context, const Args& args);
+
+// --- shared by the commands ---
+
+// "rnbd0", "/dev/rnbd0" or a symlink to it (e.g. a udev name under
+// /dev/rnbd/): the rnbdN name, or an error already printed (its exit code
+// in `code`).
+bool resolve_device(const Context& context, const std::string& what, const std::string& argument, std::string& name,
+                    int& code);
+
+// A size for `resize`: "<n>" or "<n>s" sectors of 512 bytes, "<n>K|M|G|T"
+// (also "KiB", ... ; powers of 1024) bytes, which must be a multiple of 512.
+// False with `error` set.
+bool parse_size_sectors(const std::string& text, uint64_t& sectors, std::string& error);
+
+// One mapping as rnbdctl asks for it: the map_device tokens plus the
+// session settings rnbdctl applies after the map (not map_device keys).
+struct MapRequest {
+    std::vector<std::string> tokens;  // "key=value", in order
+    std::string mpath_policy;            // "" leaves the session's
+    std::string max_reconnect_attempts;  // "" leaves the session's
+    std::string session;                 // sessname=, once checked
+    std::string device_path;             // device_path=, once checked
+};
+
+// Splits "key=value" tokens into `request` (session settings apart);
+// false with `error` set for a token without '=' or with a blank.
+bool add_map_tokens(const std::vector<std::string>& tokens, MapRequest& request, std::string& error);
+// Checks the request with the kernel's own parser (rnbd-clt-options) and
+// the session settings' parsers; false with the kernel's message in `error`.
+bool check_map_request(const Context& context, MapRequest& request, std::string& line, std::string& error);
+// The device a mapping of (session, device_path) has now, or "".
+std::string mapped_device(const Context& context, const std::string& session, const std::string& device_path);
+// Writes the line to map_device and finds the new device. 0 (with
+// `device` set, or "" if sysfs does not show it) or the write's errno.
+int write_map(const Context& context, const MapRequest& request, const std::string& line, std::string& device);
+// Writes the session settings the request carries; 0 or the errno, with
+// `file` naming the attribute that failed.
+int apply_session_settings(const Context& context, const MapRequest& request, std::string& file);
+
+}  // namespace rnbdctl

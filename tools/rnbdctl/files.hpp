@@ -1,0 +1,16 @@
+// Whole-file reads and atomic writes of ordinary files (rnbdtab, the
+// metrics textfile); sysfs goes through sysfs.hpp instead.
+#pragma once
+
+#include <string>
+
+namespace rnbdctl {
+
+// 0, or the errno of the failed open/read.
+int read_file(const std::string& name, std::string& text);
+// Written to a temporary file next to `name` (creating its directory if
+// missing), synced and renamed over it, so a reader never sees half a
+// file. 0 or the errno.
+int write_file_atomically(const std::string& name, const std::string& text);
+
+}  // namespace rnbdctl

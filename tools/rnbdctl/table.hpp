@@ -1,0 +1,27 @@
+// Column-aligned text tables for `-o table` (the default): a header row in
+// capitals, then one row per object; "-" where sysfs gave no value.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace rnbdctl {
+
+class Table {
+public:
+    explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    void print(FILE* out) const;
+
+private:
+    std::vector<std::string> headers_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+// A number, or "-" for kUnknown.
+std::string cell(int64_t value);
+std::string cell(const std::string& value);
+
+}  // namespace rnbdctl

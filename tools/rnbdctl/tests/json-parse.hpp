@@ -1,0 +1,30 @@
+// A strict little JSON parser for the tests: rnbdctl's output must parse,
+// and the tests then look fields up by path ("device.name", "paths.0.state").
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rnbdctl::testing {
+
+struct JsonValue {
+    enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject } kind = Kind::kNull;
+    bool boolean = false;
+    double number = 0;
+    std::string string;
+    std::vector<JsonValue> array;
+    std::vector<std::pair<std::string, JsonValue>> object;  // in document order
+
+    // "a.b.0.c": object keys and array indices; nullptr when absent.
+    const JsonValue* at(const std::string& path) const;
+    // Convenience for tests: the string, the number as text, "null", "true"...
+    std::string text(const std::string& path) const;
+    std::vector<std::string> keys() const;
+};
+
+// False (with `error`) unless `text` is exactly one JSON value.
+bool parse_json(const std::string& text, JsonValue& out, std::string& error);
+
+}  // namespace rnbdctl::testing

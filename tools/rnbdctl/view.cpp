@@ -1,0 +1,255 @@
+// See view.hpp; the JSON shape is documented in Documentation/rnbdctl.md
+// (keep both in step).
+#include "tools/rnbdctl/view.hpp"
+
+#include "tools/rnbdctl/table.hpp"
+
+namespace rnbdctl {
+
+namespace {
+
+int64_t times(int64_t value, int64_t factor) { return value == kUnknown ? kUnknown : value * factor; }
+
+void json_latency(JsonWriter& json, const LatencyHistogram& latency)
+{
+    if (!latency.present) {
+        json.null("latency");
+        return;
+    }
+    json.begin_object("latency");
+    json.begin_array("buckets");
+    for (size_t row = 0; row < kLatencyRows; ++row) {
+        json.begin_object();
+        // "< 2^row ms"; the last row is ">= 65536 ms" (no upper bound).
+        if (row + 1 < kLatencyRows)
+            json.number("below_ms", int64_t(1) << row);
+        else
+            json.null("below_ms");
+        json.number("reads", int64_t(latency.reads[row]));
+        json.number("writes", int64_t(latency.writes[row]));
+        json.end_object();
+    }
+    json.end_array();
+    json.number("max_read_ms", int64_t(latency.max_read_ms));
+    json.number("max_write_ms", int64_t(latency.max_write_ms));
+    json.end_object();
+}
+
+size_t connected_paths(const ClientSession& session)
+{
+    size_t count = 0;
+    for (const ClientPath& path : session.paths)
+        count += path.state == "connected";
+    return count;
+}
+
+std::string join(const std::vector<std::string>& items)
+{
+    std::string text;
+    for (const std::string& item : items)
+        text += (text.empty() ? "" : ",") + item;
+    return text;
+}
+
+}  // namespace
+
+void json_client_device(JsonWriter& json, const ClientDevice& device, const char* key)
+{
+    json.begin_object(key);
+    json.string("name", device.name);
+    json.string("dev", "/dev/" + device.name);
+    json.string("session", device.session);
+    json.string("device_path", device.device_path);
+    json.string("access_mode", device.access_mode);
+    json.string("io_mode", device.io_mode);
+    json.number("nr_poll_queues", device.nr_poll_queues);
+    json.string("state", device.state);
+    json.number("size_sectors", device.size_sectors);
+    json.number("size_bytes", times(device.size_sectors, 512));
+    json.boolean("read_only", device.read_only);
+    json.end_object();
+}
+
+void json_client_path(JsonWriter& json, const ClientPath& path, const char* key)
+{
+    json.begin_object(key);
+    json.string("name", path.name);
+    json.string("src_addr", path.src_addr);
+    json.string("dst_addr", path.dst_addr);
+    json.string("state", path.state);
+    json.string("hca_name", path.hca_name);
+    json.number("hca_port", path.hca_port);
+    json.number("heartbeat_rtt_ns", path.latency_ns);
+    json.begin_object("stats");
+    json.number("read_requests", path.read_requests);
+    json.number("read_bytes", path.read_bytes);
+    json.number("write_requests", path.write_requests);
+    json.number("write_bytes", path.write_bytes);
+    json.number("inflight", path.inflight);
+    json.number("failovers", path.failovers);
+    json.number("reconnects_successful", path.reconnects_successful);
+    json.number("reconnects_failed", path.reconnects_failed);
+    json_latency(json, path.latency);
+    json.end_object();
+    json.end_object();
+}
+
+void json_client_session(JsonWriter& json, const ClientSession& session, const char* key)
+{
+    json.begin_object(key);
+    json.string("name", session.name);
+    json.string("mpath_policy", session.mpath_policy);
+    json.number("max_reconnect_attempts", session.max_reconnect_attempts);
+    json.number("io_hold_timeout_ms", session.io_hold_timeout_ms);
+    json.number("connected_paths", int64_t(connected_paths(session)));
+    json.begin_array("devices");
+    for (const std::string& device : session.devices)
+        json.string(device);
+    json.end_array();
+    json.begin_array("paths");
+    for (const ClientPath& path : session.paths)
+        json_client_path(json, path);
+    json.end_array();
+    json.end_object();
+}
+
+void json_server_device(JsonWriter& json, const ServerDevice& device)
+{
+    json.begin_object();
+    json.string("name", device.name);
+    if (device.block_dev.empty())
+        json.null("block_dev");
+    else
+        json.string("block_dev", device.block_dev);
+    json.begin_array("sessions");
+    for (const ServerExportSession& entry : device.sessions) {
+        json.begin_object();
+        json.string("session", entry.session);
+        json.string("access_mode", entry.access_mode);
+        json.boolean("read_only", entry.read_only);
+        json.string("mapping_path", entry.mapping_path);
+        json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+}
+
+void json_server_session(JsonWriter& json, const ServerSession& session)
+{
+    json.begin_object();
+    json.string("name", session.name);
+    json.begin_array("devices");
+    for (const std::string& device : session.devices)
+        json.string(device);
+    json.end_array();
+    json.begin_array("paths");
+    for (const ServerPath& path : session.paths) {
+        json.begin_object();
+        json.string("name", path.name);
+        json.string("src_addr", path.src_addr);
+        json.string("dst_addr", path.dst_addr);
+        json.string("hca_name", path.hca_name);
+        json.number("hca_port", path.hca_port);
+        json.begin_object("stats");
+        json.number("read_requests", path.read_requests);
+        json.number("read_bytes", path.read_bytes);
+        json.number("write_requests", path.write_requests);
+        json.number("write_bytes", path.write_bytes);
+        json.number("inflight", path.inflight);
+        json.end_object();
+        json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+}
+
+void table_client_devices(FILE* out, const std::vector<ClientDevice>& devices)
+{
+    Table table({"DEVICE", "SESSION", "DEVICE_PATH", "ACCESS", "IO_MODE", "STATE", "SIZE"});
+    for (const ClientDevice& device : devices)
+        table.add({"/dev/" + device.name, cell(device.session), cell(device.device_path), cell(device.access_mode),
+                   cell(device.io_mode), cell(device.state), cell(times(device.size_sectors, 512))});
+    table.print(out);
+}
+
+void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions)
+{
+    Table table({"SESSION", "POLICY", "DEVICES", "PATH", "STATE", "HCA", "RTT_NS"});
+    for (const ClientSession& session : sessions) {
+        const std::string devices = cell(join(session.devices));
+        if (session.paths.empty())
+            table.add({session.name, cell(session.mpath_policy), devices, "-", "-", "-", "-"});
+        for (const ClientPath& path : session.paths)
+            table.add({session.name, cell(session.mpath_policy), devices, path.name, cell(path.state),
+                       path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port),
+                       cell(path.latency_ns)});
+    }
+    table.print(out);
+}
+
+void table_client_path_stats(FILE* out, const std::vector<ClientSession>& sessions)
+{
+    Table table({"SESSION", "PATH", "STATE", "READS", "READ_BYTES", "WRITES", "WRITE_BYTES", "INFLIGHT", "FAILOVERS",
+                 "RECONNECTS", "RTT_NS"});
+    for (const ClientSession& session : sessions)
+        for (const ClientPath& path : session.paths)
+            table.add({session.name, path.name, cell(path.state), cell(path.read_requests), cell(path.read_bytes),
+                       cell(path.write_requests), cell(path.write_bytes), cell(path.inflight), cell(path.failovers),
+                       cell(path.reconnects_successful) + "/" + cell(path.reconnects_failed), cell(path.latency_ns)});
+    table.print(out);
+}
+
+void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices)
+{
+    Table table({"EXPORT", "BLOCK_DEV", "SESSION", "ACCESS", "READ_ONLY", "MAPPING_PATH"});
+    for (const ServerDevice& device : devices) {
+        if (device.sessions.empty())
+            table.add({device.name, cell(device.block_dev), "-", "-", "-", "-"});
+        for (const ServerExportSession& entry : device.sessions)
+            table.add({device.name, cell(device.block_dev), entry.session, cell(entry.access_mode),
+                       entry.read_only ? "yes" : "no", cell(entry.mapping_path)});
+    }
+    table.print(out);
+}
+
+void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions)
+{
+    Table table({"SESSION", "EXPORTS", "PATH", "HCA", "READS", "READ_BYTES", "WRITES", "WRITE_BYTES", "INFLIGHT"});
+    for (const ServerSession& session : sessions) {
+        const std::string devices = cell(join(session.devices));
+        if (session.paths.empty())
+            table.add({session.name, devices, "-", "-", "-", "-", "-", "-", "-"});
+        for (const ServerPath& path : session.paths)
+            table.add({session.name, devices, path.name,
+                       path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port),
+                       cell(path.read_requests), cell(path.read_bytes), cell(path.write_requests),
+                       cell(path.write_bytes), cell(path.inflight)});
+    }
+    table.print(out);
+}
+
+void text_client_device(FILE* out, const ClientDevice& device)
+{
+    fprintf(out, "device:         /dev/%s\n", device.name.c_str());
+    fprintf(out, "session:        %s\n", cell(device.session).c_str());
+    fprintf(out, "device_path:    %s\n", cell(device.device_path).c_str());
+    fprintf(out, "access_mode:    %s\n", cell(device.access_mode).c_str());
+    fprintf(out, "io_mode:        %s\n", cell(device.io_mode).c_str());
+    fprintf(out, "nr_poll_queues: %s\n", cell(device.nr_poll_queues).c_str());
+    fprintf(out, "state:          %s\n", cell(device.state).c_str());
+    fprintf(out, "size:           %s bytes (%s sectors)%s\n", cell(times(device.size_sectors, 512)).c_str(),
+            cell(device.size_sectors).c_str(), device.read_only ? ", read-only" : "");
+}
+
+void text_client_session(FILE* out, const ClientSession& session)
+{
+    fprintf(out, "session:                %s\n", session.name.c_str());
+    fprintf(out, "mpath_policy:           %s\n", cell(session.mpath_policy).c_str());
+    fprintf(out, "max_reconnect_attempts: %s\n", cell(session.max_reconnect_attempts).c_str());
+    fprintf(out, "io_hold_timeout_ms:     %s\n", cell(session.io_hold_timeout_ms).c_str());
+    fprintf(out, "devices:                %s\n", cell(join(session.devices)).c_str());
+    fprintf(out, "paths:\n");
+    table_client_path_stats(out, {session});
+}
+
+}  // namespace rnbdctl

@@ -7,10 +7,13 @@
 #include <linux/stddef.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <linux/irq_poll.h>
 #include "cxxrt-kabi.h"
 #include "kapi-rdma.h"
 
 static_assert(KABI_SIZEOF_IB_CQE == sizeof(struct ib_cqe));
+static_assert(KABI_SIZEOF_IB_WC == sizeof(struct ib_wc));
+static_assert(KABI_SIZEOF_IRQ_POLL == sizeof(struct irq_poll));
 static_assert(sizeof(struct kapi_ib_sge) == sizeof(struct ib_sge));
 static_assert(offsetof(struct kapi_ib_sge, addr) == offsetof(struct ib_sge, addr));
 static_assert(offsetof(struct kapi_ib_sge, length) == offsetof(struct ib_sge, length));
@@ -72,6 +75,82 @@ void kapi_ib_free_cq(void *cq)
 int kapi_ib_process_cq_direct(void *cq, int budget)
 {
 	return ib_process_cq_direct(cq, budget);
+}
+
+/* KAPI: the CQ's completion event (hard irq or the driver's softirq); forwards to C++. */
+static void kapi_ib_cq_event(struct ib_cq *cq, void *context)
+{
+	rtrs_cxx_cq_event(context);
+}
+
+/* KAPI: process context. */
+void *kapi_ib_create_cq(void *device, int nr_cqe, int comp_vector, void *context, int *err)
+{
+	struct ib_cq_init_attr attr = { .cqe = nr_cqe, .comp_vector = comp_vector };
+	struct ib_cq *cq = ib_create_cq(device, kapi_ib_cq_event, NULL, context, &attr);
+
+	*err = PTR_ERR_OR_ZERO(cq);
+	return IS_ERR(cq) ? NULL : cq;
+}
+
+void kapi_ib_destroy_cq(void *cq)
+{
+	ib_destroy_cq(cq);
+}
+
+int kapi_ib_req_notify_cq(void *cq)
+{
+	return ib_req_notify_cq(cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+}
+
+int kapi_ib_poll_cq(void *cq, int count, void *wcs)
+{
+	return ib_poll_cq(cq, count, wcs);
+}
+
+/* An unsignalled WR flushed by a dying QP comes without a cqe (as in the core's own poll loop). */
+void kapi_ib_wc_dispatch(void *cq, void *wc)
+{
+	struct ib_wc *one = wc;
+
+	if (one->wr_cqe)
+		one->wr_cqe->done(cq, one);
+}
+
+/* KAPI: softirq (IRQ_POLL_SOFTIRQ); forwards to C++. */
+static int kapi_irq_poll_run(struct irq_poll *iop, int budget)
+{
+	return rtrs_cxx_irq_poll(iop, budget);
+}
+
+void kapi_irq_poll_init(void *iop, int weight)
+{
+	irq_poll_init(iop, weight, kapi_irq_poll_run);
+}
+
+void kapi_irq_poll_sched(void *iop)
+{
+	irq_poll_sched(iop);
+}
+
+void kapi_irq_poll_complete(void *iop)
+{
+	irq_poll_complete(iop);
+}
+
+void kapi_irq_poll_disable(void *iop)
+{
+	irq_poll_disable(iop);
+}
+
+void kapi_local_bh_disable(void)
+{
+	local_bh_disable();
+}
+
+void kapi_local_bh_enable(void)
+{
+	local_bh_enable();
 }
 
 /* KAPI: any context the core calls it from; forwards to C++. */

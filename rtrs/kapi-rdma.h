@@ -165,6 +165,50 @@ void kapi_ib_free_cq(void *cq) KAPI_NOEXCEPT;
 int kapi_ib_process_cq_direct(void *cq, int budget) KAPI_NOEXCEPT;
 
 /*
+ * CQs whose completions C++ reaps itself, in batches (rtrs/ib/ib-verbs.cpp):
+ * a CQ with a completion event handler, and an irq_poll (storage of
+ * KABI_SIZEOF_IRQ_POLL owned by C++) that runs the reaping in softirq, as
+ * the core's IB_POLL_SOFTIRQ CQs do.
+ *
+ * kapi_ib_create_cq: a CQ of @nr_cqe entries on @comp_vector whose
+ * completion events call rtrs_cxx_cq_event(@context). Not armed yet.
+ * KAPI: process context.
+ */
+void *kapi_ib_create_cq(void *device, int nr_cqe, int comp_vector, void *context, int *err) KAPI_NOEXCEPT;
+/* KAPI: process context; no QP may use the CQ any more. */
+void kapi_ib_destroy_cq(void *cq) KAPI_NOEXCEPT;
+/* Upcall (C++): a completion event of a kapi_ib_create_cq CQ. Hard irq or the driver's softirq. */
+void rtrs_cxx_cq_event(void *context) KAPI_NOEXCEPT;
+/*
+ * Arms the CQ for the next completion; > 0 when completions may have
+ * arrived unreported meanwhile (IB_CQ_REPORT_MISSED_EVENTS): poll again.
+ * Any context.
+ */
+int kapi_ib_req_notify_cq(void *cq) KAPI_NOEXCEPT;
+/* Reaps up to @count completions into @wcs (struct ib_wc[@count]); returns how many. Any context. */
+int kapi_ib_poll_cq(void *cq, int count, void *wcs) KAPI_NOEXCEPT;
+/* Runs the done callback of one reaped struct ib_wc (none for an unsignalled WR). The CQ's poll context. */
+void kapi_ib_wc_dispatch(void *cq, void *wc) KAPI_NOEXCEPT;
+
+/* irq_poll on @iop, at most @weight completions per run; runs call rtrs_cxx_irq_poll. */
+void kapi_irq_poll_init(void *iop, int weight) KAPI_NOEXCEPT;
+/* Upcall (C++): one run of the irq_poll (softirq); returns the work done (<= @budget). */
+int rtrs_cxx_irq_poll(void *iop, int budget) KAPI_NOEXCEPT;
+/* Any context. */
+void kapi_irq_poll_sched(void *iop) KAPI_NOEXCEPT;
+/* From the run itself, when it did less than its budget. */
+void kapi_irq_poll_complete(void *iop) KAPI_NOEXCEPT;
+/* Waits for a running run and stops scheduling. KAPI: process context, sleeps. */
+void kapi_irq_poll_disable(void *iop) KAPI_NOEXCEPT;
+
+/*
+ * Bottom halves off/on around the reaping of a KABI_IB_POLL_DIRECT CQ from
+ * process context, so its done callbacks run as they would in softirq.
+ */
+void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
+void kapi_local_bh_enable(void) KAPI_NOEXCEPT;
+
+/*
  * Creates the RC QP of @cm_id on @pd, both queues on @cq, signalling only
  * requested WRs (IB_SIGNAL_REQ_WR). Async QP events go to rtrs_cxx_qp_event
  * with @context. KAPI: process context (CM handlers included).

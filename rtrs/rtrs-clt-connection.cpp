@@ -230,7 +230,6 @@ void ReceiveSlot::on_done(const ib::WorkCompletion& wc) { connection_.on_receive
 
 void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& wc)
 {
-    path_.count_completion();
     if (!wc.ok()) {
         if (!wc.flushed())
             cxxrt::log::err_ratelimited("connection %u: receive failed: %s", cid_, wc.status_text());
@@ -266,7 +265,6 @@ void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& w
 
 void ClientConnection::on_send_done(const ib::WorkCompletion& wc)
 {
-    path_.count_completion();
     if (wc.ok())
         return;
     if (!wc.flushed())

@@ -133,6 +133,7 @@ ib::ConnectionConfig Path::connection_config(u16 cid, ib::Device device) const
     config.cq_size = int(send + receive);
     config.comp_vector = cid == 0 ? 0 : int(cid - 1);
     config.poll = ib::PollContext::kSoftirq;
+    config.batches = ib::BatchObserver{&Path::count_batch, const_cast<Path*>(this)};
     return config;
 }
 
@@ -885,10 +886,10 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
     finish_request(request, error);
 }
 
-void Path::count_completion()
+void Path::count_batch(void* context, u32 completions, bool)
 {
-    // The verbs layer hands us one work completion per call.
-    stats_.with_this_cpu([](ClientCpuStats& stats) { record_completions(stats.completions, 1); });
+    static_cast<Path*>(context)->stats_.with_this_cpu(
+        [completions](ClientCpuStats& stats) { record_completions(stats.completions, completions); });
 }
 
 void PathRequest::on_invalidated(const ib::WorkCompletion& wc)

@@ -394,8 +394,10 @@ public:
     // against this client's limits and, for cid > 0, against cid 0's.
     Result<void> accept_conn_rsp(u16 cid, const codec::ConnRspFields& response) const;
     void on_info_sent(const ib::WorkCompletion& wc);
-    // Softirq: one work completion of this path was handled (wc_completion).
-    void count_completion();
+    // A poll of one of this path's CQs reaped `completions` (their handlers
+    // have run): stats/wc_completion. The poll's context (softirq, or the
+    // polling caller with bottom halves off).
+    static void count_batch(void* path, u32 completions, bool polled);
 
 private:
     friend class PathRequest;

@@ -45,6 +45,9 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     // Connection 0 carries INFO_REQ, whose handling sleeps (user callback,
     // locks): its completions run in a kworker. IO completions: softirq.
     config.poll = cid_ == 0 ? ib::PollContext::kWorkqueue : ib::PollContext::kSoftirq;
+    // wc_completion: the batches our own reaping of IO connections sees
+    // (the core reaps connection 0's CQ and tells nobody).
+    config.batches = ib::BatchObserver{&Path::count_batch, &path_};
     CXXRT_TRY(connection_->create_queues(Gfp::kernel(), move(pd), config));
 
     if (cid_ == 0) {
@@ -355,10 +358,15 @@ Result<void> Path::post_answer(ServerIo& io, int error)
 
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
 {
-    path->cpu_stats_.with_this_cpu([](ServerCpuStats& stats) { record_completions(stats.completions, 1); });
     // The IO itself finished when its answer was posted (see respond()).
     if (!wc.ok())
         path->schedule_close(wc.flushed() ? "work request flushed" : "IO answer failed");
+}
+
+void Path::count_batch(void* context, u32 completions, bool)
+{
+    static_cast<Path*>(context)->cpu_stats_.with_this_cpu(
+        [completions](ServerCpuStats& stats) { record_completions(stats.completions, completions); });
 }
 
 void Path::io_finished(ServerIo& io)

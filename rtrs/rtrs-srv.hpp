@@ -247,6 +247,9 @@ public:
     Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
     Result<void> store_wc_completion(cxxrt::sysfs::Input& in);
     Result<void> store_reset_all(cxxrt::sysfs::Input& in);
+    // A poll of an IO connection's CQ reaped `completions` (softirq):
+    // stats/wc_completion.
+    static void count_batch(void* path, u32 completions, bool polled);
 
 private:
     friend class ServerConnection;

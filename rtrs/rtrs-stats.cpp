@@ -153,6 +153,10 @@ void record_failover(ClientCpuStats& stats) { ++stats.failovers; }
 
 void record_completions(CompletionCounters& counters, u32 handled_in_this_call)
 {
+    // A poll that found nothing is not a batch: it would only pull the
+    // average below the batch size.
+    if (handled_in_this_call == 0)
+        return;
     if (handled_in_this_call > counters.max_per_call)
         counters.max_per_call = handled_in_this_call;
     counters.total += handled_in_this_call;

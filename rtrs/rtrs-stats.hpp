@@ -55,11 +55,13 @@ inline constexpr size_t kSgBucketCount = 9;
 inline constexpr unsigned kLatencyMaxLog = 16;
 inline constexpr size_t kLatencyBucketCount = kLatencyMaxLog + 2;
 
-// Work completions handled per call of the completion handler.
+// Batches: the work completions one poll of a completion queue reaped
+// (rtrs::ib::CompletionQueue: up to 256 per softirq run, or what a polling
+// caller reaped). Polls that reaped nothing are not counted.
 struct CompletionCounters {
-    u32 max_per_call = 0;
-    u64 total = 0;  // completions
-    u64 calls = 0;  // handler invocations
+    u32 max_per_call = 0;  // the largest batch
+    u64 total = 0;         // completions
+    u64 calls = 0;         // polls that reaped at least one
 };
 
 struct ClientCpuStats {

@@ -60,6 +60,7 @@ int kabi_cxxrt_wq_wait(void)
 
 /* RDMA: rtrs/kapi-rdma*.c and the rtrs/ib/ C++ wrappers. */
 #include <linux/dma-direction.h>
+#include <linux/irq_poll.h>
 #include <linux/scatterlist.h>
 #include <linux/socket.h>
 #include <rdma/ib_cm.h>
@@ -70,6 +71,8 @@ int kabi_rtrs_rdma(void);
 int kabi_rtrs_rdma(void)
 {
 	KABI_OBJECT(IB_CQE, struct ib_cqe);
+	KABI_OBJECT(IB_WC, struct ib_wc);
+	KABI_OBJECT(IRQ_POLL, struct irq_poll);
 	KABI_OBJECT(SCATTERLIST, struct scatterlist);
 	KABI_OBJECT(SOCKADDR_STORAGE, struct sockaddr_storage);
 	DEFINE(KABI_RDMA_PS_TCP, RDMA_PS_TCP);

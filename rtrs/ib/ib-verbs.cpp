@@ -7,6 +7,7 @@ namespace rtrs::ib {
 
 static_assert(__is_standard_layout(Completion), "Completion::from_cqe needs a standard layout");
 static_assert(sizeof(Sge) == 16);
+static_assert(__is_standard_layout(CompletionQueue), "CompletionQueue::from_irq_poll needs a standard layout");
 
 DeviceAttrs Device::attrs() const
 {
@@ -44,22 +45,83 @@ ProtectionDomain::~ProtectionDomain()
 }
 
 Result<UniquePtr<CompletionQueue>> CompletionQueue::create(Gfp gfp, Device device, int nr_cqe, int comp_vector,
-                                                           PollContext poll)
+                                                           PollContext poll, BatchObserver observer)
 {
     if (!device || nr_cqe <= 0 || comp_vector < 0)
         return Error(cxxrt::err::kInval);
-    auto cq = CXXRT_TRY(cxxrt::make_unique<CompletionQueue>(gfp, Private{}, nr_cqe, poll));
+    auto cq = CXXRT_TRY(cxxrt::make_unique<CompletionQueue>(gfp, Private{}, nr_cqe, poll, observer));
     int rc = 0;
-    cq->raw_ = kapi_ib_alloc_cq(device.raw(), nr_cqe, comp_vector, int(poll), &rc);
+    if (poll != PollContext::kSoftirq) {
+        cq->raw_ = kapi_ib_alloc_cq(device.raw(), nr_cqe, comp_vector, int(poll), &rc);
+        if (!cq->raw_)
+            return Error::from_errno(rc);
+        return cq;
+    }
+    // The irq_poll first: an event may come as soon as the CQ is armed.
+    kapi_irq_poll_init(cq->irq_poll_, kSoftirqBudget);
+    cq->irq_poll_ready_ = true;
+    cq->raw_ = kapi_ib_create_cq(device.raw(), nr_cqe, comp_vector, cq.get(), &rc);
     if (!cq->raw_)
         return Error::from_errno(rc);
+    if (kapi_ib_req_notify_cq(cq->raw_) > 0)
+        kapi_irq_poll_sched(cq->irq_poll_);
     return cq;
 }
 
 CompletionQueue::~CompletionQueue()
 {
+    if (poll_ != PollContext::kSoftirq) {
+        if (raw_)
+            kapi_ib_free_cq(raw_);
+        return;
+    }
+    // A late event finds the irq_poll disabled and schedules nothing.
+    if (irq_poll_ready_)
+        kapi_irq_poll_disable(irq_poll_);
     if (raw_)
-        kapi_ib_free_cq(raw_);
+        kapi_ib_destroy_cq(raw_);
+}
+
+int CompletionQueue::poll_direct(int budget)
+{
+    kapi_local_bh_disable();
+    const int reaped = kapi_ib_process_cq_direct(raw_, budget);
+    observe(reaped, true);
+    kapi_local_bh_enable();
+    return reaped;
+}
+
+void CompletionQueue::on_event() { kapi_irq_poll_sched(irq_poll_); }
+
+int CompletionQueue::reap(int budget)
+{
+    int reaped = 0;
+    while (reaped < budget) {
+        const int want = cxxrt::min(kPollBatch, budget - reaped);
+        const int got = kapi_ib_poll_cq(raw_, want, wcs_);
+        if (got <= 0)
+            break;
+        for (int i = 0; i < got; ++i)
+            kapi_ib_wc_dispatch(raw_, wcs_ + size_t(i) * KABI_SIZEOF_IB_WC);
+        reaped += got;
+        if (got < want)
+            break;
+    }
+    return reaped;
+}
+
+int CompletionQueue::on_irq_poll(int budget)
+{
+    const int reaped = reap(budget);
+    if (reaped < budget) {
+        // Done for now: re-arm, and run again at once if completions
+        // arrived between the last poll and the arming.
+        kapi_irq_poll_complete(irq_poll_);
+        if (kapi_ib_req_notify_cq(raw_) > 0)
+            kapi_irq_poll_sched(irq_poll_);
+    }
+    observe(reaped, false);
+    return reaped;
 }
 
 Result<UniquePtr<QueuePair>> QueuePair::create(Gfp gfp, CmId& cm_id, ProtectionDomain& pd, CompletionQueue& cq,
@@ -106,7 +168,8 @@ Result<void> Connection::create_queues(Gfp gfp, RefPtr<ProtectionDomain> pd, con
     DeviceAttrs attrs = device.attrs();
     int vectors = attrs.num_comp_vectors ? int(attrs.num_comp_vectors) : 1;
     int cq_size = config.cq_size ? config.cq_size : int(config.qp.max_send_wr + config.qp.max_recv_wr);
-    auto cq = CXXRT_TRY(CompletionQueue::create(gfp, device, cq_size, config.comp_vector % vectors, config.poll));
+    auto cq = CXXRT_TRY(
+        CompletionQueue::create(gfp, device, cq_size, config.comp_vector % vectors, config.poll, config.batches));
     auto qp = CXXRT_TRY(QueuePair::create(gfp, *cm_id_, *pd, *cq, config.qp));
     pd_ = cxxrt::move(pd);
     cq_ = cxxrt::move(cq);
@@ -130,6 +193,19 @@ extern "C" void rtrs_cxx_wc_done(void* cqe, int status, int opcode, unsigned int
     using namespace rtrs::ib;
     WorkCompletion wc{status, opcode, byte_len, imm_raw, invalidate_rkey, wc_flags};
     Completion::from_cqe(cqe)->dispatch(wc);
+}
+
+// KAPI upcall: a completion event of a kSoftirq CQ (hard irq or the
+// driver's softirq): schedule the irq_poll run.
+extern "C" void rtrs_cxx_cq_event(void* context) noexcept
+{
+    static_cast<rtrs::ib::CompletionQueue*>(context)->on_event();
+}
+
+// KAPI upcall: one irq_poll run (softirq) of a kSoftirq CQ.
+extern "C" int rtrs_cxx_irq_poll(void* iop, int budget) noexcept
+{
+    return rtrs::ib::CompletionQueue::from_irq_poll(iop)->on_irq_poll(budget);
 }
 
 // KAPI upcall: asynchronous QP events (fatal errors, path migration, ...).

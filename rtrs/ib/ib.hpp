@@ -52,9 +52,19 @@ enum class DmaDirection : int {
 };
 
 enum class PollContext : int {
-    kSoftirq = KABI_IB_POLL_SOFTIRQ,      // handlers run in softirq (IRQ connections)
-    kWorkqueue = KABI_IB_POLL_WORKQUEUE,  // handlers run in a kworker
-    kDirect = KABI_IB_POLL_DIRECT,        // only CompletionQueue::poll_direct() runs them
+    kSoftirq = KABI_IB_POLL_SOFTIRQ,      // handlers run in softirq (IRQ connections), reaped by us in batches
+    kWorkqueue = KABI_IB_POLL_WORKQUEUE,  // handlers run in a kworker (the core's poll loop)
+    kDirect = KABI_IB_POLL_DIRECT,        // only CompletionQueue::poll_direct() runs them (polled connections)
+};
+
+// Told after each poll of a CQ that reaped completions how many it reaped,
+// and whether the caller polled (kDirect) rather than an interrupt
+// (kSoftirq); the RTRS stats count batches with it (stats/wc_completion).
+// Runs in the poll's context, after the batch's handlers. Not called for
+// kWorkqueue CQs (the core reaps those).
+struct BatchObserver {
+    void (*reaped)(void* context, u32 completions, bool polled) = nullptr;
+    void* context = nullptr;
 };
 
 // Send flags of a work request (bit set of KABI_IB_SEND_*).

@@ -49,26 +49,63 @@ class CompletionQueue final : cxxrt::Pinned {
     struct Private {};
 
 public:
-    // ib_alloc_cq with nr_cqe entries on comp_vector (below the device's
-    // num_comp_vectors). Process context.
-    static Result<UniquePtr<CompletionQueue>> create(Gfp gfp, Device device, int nr_cqe, int comp_vector,
-                                                     PollContext poll);
+    // Completions reaped per ib_poll_cq, and per softirq run of a kSoftirq
+    // CQ (the core's IB_POLL_BATCH and IB_POLL_BUDGET_IRQ).
+    static constexpr int kPollBatch = 16;
+    static constexpr int kSoftirqBudget = 256;
 
-    CompletionQueue(Private, int size, PollContext poll) : size_(size), poll_(poll) {}
-    // ib_free_cq: process context, after the QPs that use it are destroyed.
+    // A CQ of nr_cqe entries on comp_vector (below the device's
+    // num_comp_vectors). kSoftirq: our own CQ, armed, reaped in batches of
+    // kPollBatch by an irq_poll (softirq) on each completion event;
+    // kWorkqueue: the core's ib_alloc_cq; kDirect: the core's, never armed,
+    // reaped only by poll_direct(). Process context.
+    static Result<UniquePtr<CompletionQueue>> create(Gfp gfp, Device device, int nr_cqe, int comp_vector,
+                                                     PollContext poll, BatchObserver observer = {});
+
+    CompletionQueue(Private, int size, PollContext poll, BatchObserver observer)
+        : size_(size), poll_(poll), observer_(observer)
+    {
+    }
+    // Process context, after the QPs that use it are destroyed: stops the
+    // irq_poll (waiting for a run in progress), then frees the CQ.
     ~CompletionQueue();
 
-    // For PollContext::kDirect only: runs up to budget completion handlers in
-    // the caller's context; returns how many ran.
-    int poll_direct(int budget) { return kapi_ib_process_cq_direct(raw_, budget); }
+    // For PollContext::kDirect only: runs up to budget (-1: no limit)
+    // completion handlers in the caller's context with bottom halves off
+    // (handlers are written for softirq); returns how many ran. The caller
+    // keeps two pollers of one CQ apart. Process context, no sleep.
+    int poll_direct(int budget);
     int size() const { return size_; }
     PollContext poll_context() const { return poll_; }
     void* raw() const { return raw_; }
 
+    // Upcalls of a kSoftirq CQ (kapi-rdma-verbs.c): a completion event,
+    // and one irq_poll run (softirq) that reaps up to budget completions.
+    void on_event();
+    int on_irq_poll(int budget);
+    static CompletionQueue* from_irq_poll(void* iop)
+    {
+        return reinterpret_cast<CompletionQueue*>(static_cast<u8*>(iop) - __builtin_offsetof(CompletionQueue, irq_poll_));
+    }
+
 private:
+    // ib_poll_cq in batches of kPollBatch until the CQ is empty or budget
+    // completions ran; returns how many.
+    int reap(int budget);
+    void observe(int reaped, bool polled) const
+    {
+        if (reaped > 0 && observer_.reaped)
+            observer_.reaped(observer_.context, u32(reaped), polled);
+    }
+
+    alignas(KABI_ALIGNOF_IRQ_POLL) u8 irq_poll_[KABI_SIZEOF_IRQ_POLL];
+    // One run's batch (runs of one irq_poll never overlap).
+    alignas(KABI_ALIGNOF_IB_WC) u8 wcs_[kPollBatch * KABI_SIZEOF_IB_WC];
     void* raw_ = nullptr;
+    bool irq_poll_ready_ = false;
     int size_;
     PollContext poll_;
+    BatchObserver observer_;
 };
 
 struct QueuePairConfig {
@@ -165,6 +202,7 @@ struct ConnectionConfig {
     // CPU); taken modulo the device's completion vectors.
     int comp_vector = 0;
     PollContext poll = PollContext::kSoftirq;
+    BatchObserver batches;  // of the connection's CQ (not for kWorkqueue)
 };
 
 // One RDMA connection: a CmId, and once its device is known, a CQ and a QP.

@@ -199,10 +199,13 @@ void step(State& state, fuzz::Input& input)
     case 4: {
         const u32 handled = input.take_u32();
         record_completions(server.completions, handled);
-        if (handled > m.completion_max)
-            m.completion_max = handled;
-        m.completion_total += handled;
-        ++m.completion_calls;
+        // A poll that reaped nothing is no batch.
+        if (handled) {
+            if (handled > m.completion_max)
+                m.completion_max = handled;
+            m.completion_total += handled;
+            ++m.completion_calls;
+        }
         record_completions(client.completions, input.take_u8());
         break;
     }

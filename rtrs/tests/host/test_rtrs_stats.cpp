@@ -221,6 +221,39 @@ TEST(RtrsStats, WcCompletion)
     EXPECT_EQ(page([&](Span<char> out) { return format_server_completions(cspan(server), out); }), "0 0 0\n");
 }
 
+// The batches a completion queue's polls reap, as the CQ reports them.
+TEST(RtrsStats, WcCompletionBatches)
+{
+    std::vector<ClientCpuStats> client(2);
+    // One completion per poll, as a per-completion count would record:
+    // the "1 1" a batch count must never be confused with.
+    for (int i = 0; i < 5; ++i)
+        record_completions(client[0].completions, 1);
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_completions(cspan(client), out); }), "1 1\n");
+    // Real batches on another CPU: the max is the largest poll anywhere,
+    // the average is completions over polls, rounded down: (5+31+256)/7.
+    record_completions(client[1].completions, 31);
+    record_completions(client[1].completions, 256);
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_completions(cspan(client), out); }), "256 41\n");
+    // A poll that reaped nothing is not a batch.
+    record_completions(client[1].completions, 0);
+    EXPECT_EQ(client[1].completions.calls, 2u);
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_completions(cspan(client), out); }), "256 41\n");
+
+    std::vector<ServerCpuStats> server(1);
+    record_completions(server[0].completions, 0);
+    EXPECT_EQ(page([&](Span<char> out) { return format_server_completions(cspan(server), out); }), "0 0 0\n");
+    record_completions(server[0].completions, 3);
+    record_completions(server[0].completions, 2);
+    EXPECT_EQ(page([&](Span<char> out) { return format_server_completions(cspan(server), out); }), "3 5 2\n");
+    // Totals are 64-bit: four billion large polls do not wrap.
+    server[0].completions.total = 0xffffffffULL * 256;
+    server[0].completions.calls = 0xffffffffULL;
+    record_completions(server[0].completions, 256);
+    EXPECT_EQ(page([&](Span<char> out) { return format_server_completions(cspan(server), out); }),
+              "256 1099511627776 4294967296\n");
+}
+
 TEST(RtrsStats, ResetAll)
 {
     std::vector<ClientCpuStats> cpus(2);

@@ -4,6 +4,7 @@
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
 #include <cxxrt/percpu.hpp>
+#include "rnbd/kapi-trace.h"
 #include "rnbd/rnbd-clt-kapi.h"
 #include "rnbd/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
@@ -90,6 +91,20 @@ Device::~Device()
 
 Session& Device::session() { return *session_; }
 
+// The rnbd_clt events print these values by name (rnbd/kapi-trace.h).
+static_assert(u8(DeviceState::kInit) == RNBD_TRACE_CLT_INIT && u8(DeviceState::kOpen) == RNBD_TRACE_CLT_OPEN &&
+              u8(DeviceState::kClosed) == RNBD_TRACE_CLT_CLOSED &&
+              u8(DeviceState::kUnmapping) == RNBD_TRACE_CLT_UNMAPPING);
+static_assert(u8(AccessMode::kReadOnly) == RNBD_TRACE_ACCESS_RO && u8(AccessMode::kReadWrite) == RNBD_TRACE_ACCESS_RW &&
+              u8(AccessMode::kMigration) == RNBD_TRACE_ACCESS_MIGRATION);
+
+void Device::set_state(DeviceState state)
+{
+    const u8 old = state_.exchange(u8(state), cxxrt::MemoryOrder::kAcqRel);
+    if (old != u8(state))
+        kapi_trace_rnbd_clt_dev_state(session_->name(), path_, disk_name(), old, u8(state));
+}
+
 const char* Device::disk_name() const { return disk_ ? rnbd_kapi_disk_name(disk_) : "rnbd?"; }
 
 bool Device::same_mapping(StringView session, StringView path) const
@@ -116,11 +131,15 @@ Result<void> Device::set_link_names(bool session_suffix)
 
 Result<void> Device::map()
 {
+    auto traced = [this](u64 nsectors, int error) {
+        kapi_trace_rnbd_clt_map_device(session_->name(), path_, disk_name(), u8(access_mode_), nsectors, error);
+    };
     const u32 epoch = session_->epoch();
     auto opened = session_->open_device(StringView(path_), access_mode_, io_mode_);
     if (!opened) {
         log::err_ratelimited("map_device: %s on session %s: the server refused to open it (%d)", path_,
                              session_->name(), opened.to_errno());
+        traced(0, opened.to_errno());
         return opened.error();
     }
     const codec::OpenRspFields& rsp = opened.value();
@@ -138,6 +157,7 @@ Result<void> Device::map()
         log::err("map_device: %s on session %s: creating the device failed (%d)", path_, session_->name(),
                  made.to_errno());
         unmap(true);
+        traced(0, made.to_errno());
         return made.error();
     }
     {
@@ -151,6 +171,7 @@ Result<void> Device::map()
               rsp.max_discard_sectors, rsp.discard_granularity, rsp.discard_alignment, rsp.secure_discard,
               session_->max_segments(), max_hw_sectors_, rsp.max_write_zeroes_sectors, (rsp.cache_policy & wire::kCacheWriteback) != 0,
               (rsp.cache_policy & wire::kCacheFua) != 0);
+    traced(rsp.nsectors, 0);
     return {};
 }
 
@@ -235,6 +256,7 @@ void Device::remove_sysfs()
 
 void Device::unmap(bool force)
 {
+    kapi_trace_rnbd_clt_unmap_device(session_->name(), path_, disk_name(), force);
     set_state(DeviceState::kUnmapping);
     // Held IO fails now rather than at its next poll.
     if (disk_added_)

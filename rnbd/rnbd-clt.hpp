@@ -151,7 +151,8 @@ public:
 
     bool same_mapping(cxxrt::StringView session, cxxrt::StringView path) const;
     DeviceState state() const { return DeviceState(state_.load(cxxrt::MemoryOrder::kAcquire)); }
-    void set_state(DeviceState state) { state_.store(u8(state), cxxrt::MemoryOrder::kRelease); }
+    // Fires rnbd_clt:dev_state_change when the state changes.
+    void set_state(DeviceState state);
     const char* disk_name() const;
     u32 index() const { return index_; }
     Session& session();

@@ -10,6 +10,7 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include "rnbd/kapi-blkdev.h"
+#include "rnbd/kapi-trace.h"
 #include "rnbd/rnbd-srv-kapi.h"
 #include "rnbd/rnbd-srv-policy.hpp"
 #include "rnbd/rnbd-srv.hpp"
@@ -52,8 +53,10 @@ private:
         const ConstByteSpan header(header_, header_length_);
         if (type_ == MsgType::kClose) {
             auto id = codec::decode_close(header);
-            if (id.is_ok())
+            if (id.is_ok()) {
+                kapi_trace_process_msg_close(session_.name(), id.value());
                 session_.close(id.value());
+            }
             return id.to_errno();
         }
         auto open = codec::decode_open(header);
@@ -62,6 +65,7 @@ private:
                                  session_.name(), open.to_errno());
             return open.to_errno();
         }
+        kapi_trace_process_msg_open(session_.name(), open.value().dev_name.data(), u8(open.value().access_mode));
         codec::OpenRspFields rsp;
         auto opened = session_.open(open.value(), rsp);
         if (opened.is_error())
@@ -169,6 +173,25 @@ private:
 
 namespace {
 
+// The events print our wire values with Linux's names (rnbd/kapi-trace.h).
+static_assert(u32(IoOp::kRead) == RNBD_TRACE_OP_READ && u32(IoOp::kWrite) == RNBD_TRACE_OP_WRITE &&
+              u32(IoOp::kFlush) == RNBD_TRACE_OP_FLUSH && u32(IoOp::kDiscard) == RNBD_TRACE_OP_DISCARD &&
+              u32(IoOp::kSecureErase) == RNBD_TRACE_OP_SECURE_ERASE && u32(wire::kIoFlagSync) == u32(RNBD_TRACE_F_SYNC) &&
+              u32(wire::kIoFlagFua) == u32(RNBD_TRACE_F_FUA));
+static_assert(u8(wire::AccessMode::kReadOnly) == RNBD_TRACE_ACCESS_RO &&
+              u8(wire::AccessMode::kReadWrite) == RNBD_TRACE_ACCESS_RW &&
+              u8(wire::AccessMode::kMigration) == RNBD_TRACE_ACCESS_MIGRATION);
+
+// The rnbd_srv event process_rdma (Linux fires it for every IO message);
+// out of line and cold: the IO path only tests the event's on-word.
+[[gnu::cold, gnu::noinline]] void trace_io(Session& session, rtrs_direction direction, const codec::IoFields& f,
+                                           u32 data_length, size_t header_length)
+{
+    kapi_trace_process_rdma(session.name(), direction == RTRS_READ ? RNBD_TRACE_DIR_READ : RNBD_TRACE_DIR_WRITE,
+                            session.version(), f.device_id, f.sector, wire::make_rw(f.op, f.flags), f.bi_size, f.prio,
+                            data_length, header_length);
+}
+
 int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
               ConstByteSpan header)
 {
@@ -183,6 +206,8 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
         return decoded.to_errno();
     }
     codec::IoFields f = decoded.value();
+    if (kapi_trace_process_rdma_enabled()) [[unlikely]]
+        trace_io(session, direction, f, data_length, header.size());
     SessDev* dev = session.get_dev(f.device_id);
     if (!dev) {
         log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
@@ -235,6 +260,8 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
         if (direction != RTRS_READ)
             return -err::kInval;
         session->set_version(info.value().negotiated);
+        kapi_trace_process_msg_sess_info(session->name(), info.value().negotiated, info.value().ver,
+                                         wire::kVersionMajor);
         auto built = codec::build_sess_info_rsp(ByteSpan(static_cast<u8*>(data), data_length),
                                                 info.value().negotiated);
         if (built.is_error())

@@ -6,13 +6,17 @@ rtrs-ib-objs := rtrs/kapi-rdma-cm.o rtrs/kapi-rdma-verbs.o rtrs/kapi-rdma-mr.o \
 $(addprefix $(obj)/,$(filter %.o,$(rtrs-ib-objs))): $(obj)/generated/cxxrt-kabi.h
 
 rtrs-common-objs := rtrs/rtrs-codec.o
-rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt.o rtrs/rtrs-clt.o \
+rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt.o rtrs/kapi-rtrs-clt-trace.o rtrs/rtrs-clt.o \
 	rtrs/rtrs-clt-session.o rtrs/rtrs-clt-path.o rtrs/rtrs-clt-connection.o rtrs/rtrs-clt-sysfs.o \
 	rtrs/rtrs-clt-proto.o \
 	$(rtrs-common-objs) \
 	rtrs/rtrs-addr.o rtrs/rtrs-clt-policy.o rtrs/rtrs-stats.o rtrs/rtrs-permits.o $(rtrs-ib-objs)
-rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o rtrs/rtrs-srv-protocol.o \
+rtrs-server-objs := rtrs/rtrs-srv-mod.o rtrs/kapi-rtrs-srv-trace.o rtrs/rtrs-srv.o rtrs/rtrs-srv-context.o rtrs/rtrs-srv-path.o rtrs/rtrs-srv-protocol.o \
 	rtrs/rtrs-srv-io.o rtrs/rtrs-srv-sysfs.o rtrs/rtrs-addr.o $(rtrs-common-objs) rtrs/rtrs-stats.o $(rtrs-ib-objs)
+# The trace event definitions find their own header again through
+# <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").
+CFLAGS_rtrs/kapi-rtrs-clt-trace.o := -I$(src)/rtrs
+CFLAGS_rtrs/kapi-rtrs-srv-trace.o := -I$(src)/rtrs
 
 # Test-only modules of this folder (built with CXXRT_SELFTEST=1):
 # add "rtrs/tests/kmod/<name>.o" here and define its <path>-y objects.

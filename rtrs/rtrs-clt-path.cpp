@@ -352,6 +352,18 @@ Result<void> Path::open()
     return connected ? Result<void>(Error(cxxrt::err::kConnAborted)) : Result<void>(connected.error());
 }
 
+// The events print the state as Linux's enum rtrs_clt_state, which ours follows.
+static_assert(int(PathState::kConnecting) == RTRS_TRACE_CLT_CONNECTING &&
+              int(PathState::kConnectingError) == RTRS_TRACE_CLT_CONNECTING_ERR &&
+              int(PathState::kReconnecting) == RTRS_TRACE_CLT_RECONNECTING &&
+              int(PathState::kConnected) == RTRS_TRACE_CLT_CONNECTED && int(PathState::kClosing) == RTRS_TRACE_CLT_CLOSING &&
+              int(PathState::kClosed) == RTRS_TRACE_CLT_CLOSED && int(PathState::kDead) == RTRS_TRACE_CLT_DEAD);
+
+void Path::trace(kapi_trace_rtrs_clt_path_event event) const
+{
+    event(name_, int(state()), budget_.attempts(), budget_.max_attempts(), reconnects_.failed, reconnects_.successful);
+}
+
 void Path::start_reconnecting()
 {
     if (state_.change_from(PathState::kConnecting, PathState::kConnectingError) &&
@@ -380,6 +392,7 @@ void Path::schedule_reconnect()
         return;
     if (!budget_.begin_attempt()) {
         cxxrt::log::err("%s: reconnect attempts exhausted, path closed", name_);
+        trace(kapi_trace_rtrs_clt_close_conns);
         if (state_.change(PathState::kClosing))
             (void)state_.change(PathState::kClosed);
         return;
@@ -389,6 +402,10 @@ void Path::schedule_reconnect()
 
 void Path::fail(const char* why)
 {
+    // Traced with the state the failure finds (CONNECTED), once per failure
+    // give or take a racing CPU: every flushed completion ends up here too.
+    if (connected())
+        trace(kapi_trace_rtrs_rdma_error_recovery);
     if (!state_.change_from(PathState::kConnected, PathState::kReconnecting))
         return;
     cxxrt::log::warn_ratelimited("%s: path %s failed (%s), reconnecting", session_.name(), name_, why);
@@ -418,6 +435,7 @@ void Path::handle_error()
 
 void Path::reconnect()
 {
+    trace(kapi_trace_rtrs_clt_reconnect_work);
     cxxrt::MutexGuard guard(control_);
     (void)connect_again();
 }
@@ -445,6 +463,7 @@ Result<void> Path::connect_again()
 
 void Path::close()
 {
+    trace(kapi_trace_rtrs_clt_close_conns);
     // Leaving every live state first stops fail() and the work items from
     // starting anything new; then wait for what already runs.
     (void)state_.change(PathState::kClosing);

@@ -37,6 +37,7 @@
 #include "rtrs/ib/cm.hpp"
 #include "rtrs/ib/memory.hpp"
 #include "rtrs/ib/verbs.hpp"
+#include "rtrs/kapi-trace.h"
 #include "rtrs/rtrs-addr.hpp"
 #include "rtrs/rtrs-clt-hold.hpp"
 #include "rtrs/rtrs-clt-state.hpp"
@@ -417,6 +418,8 @@ private:
     // after the delay) with the connect's errno returned.
     Result<void> connect_again() CXXRT_REQUIRES(control_);
     void send_heartbeat();    // heartbeat_work_
+    // Fires one of the rtrs_clt trace events with this path's figures.
+    void trace(kapi_trace_rtrs_clt_path_event event) const;
     ClientConnection* io_connection();
     // Fault injection (process context, fault_work_ or the heartbeat):
     // moves every QP of the path to the error state.

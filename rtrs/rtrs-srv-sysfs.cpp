@@ -216,8 +216,9 @@ Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
     copy_bytes(client.bytes, client_addr.value().bytes, sizeof(client.bytes));
     server.family = AddressFamily(server_addr.value().family);
     copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
-    CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
+    size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
     CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
+    copy_bytes(name_, name, min(length, sizeof(name_) - 1));
     auto stats = stats_.add(&path, sysfs::KobjRef(directory_.kobject()), "stats", &g_sysfs->stats_group);
     if (stats.is_error())
         directory_.remove();

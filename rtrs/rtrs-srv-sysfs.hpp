@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cxxrt/sysfs.hpp>
+#include "rtrs/rtrs-addr.hpp"
 #include "rtrs/rtrs-sysfs-dir.hpp"
 
 namespace rtrs::srv {
@@ -33,10 +34,15 @@ class PathSysfs : cxxrt::Pinned {
 public:
     [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionSysfs& session);
     void remove();
+    // The directory's name, "<client>@<server>" ("" before create()); the
+    // rtrs_srv trace events print it. Set once; a reader racing with that
+    // sees a prefix of it (the rest of the array stays zero).
+    const char* name() const { return name_; }
 
 private:
     SysfsDirectory directory_;
     SysfsDirectory stats_;
+    char name_[kMaxPathNameLength + 1] = {};
 };
 
 }  // namespace rtrs::srv

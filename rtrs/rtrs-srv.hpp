@@ -226,6 +226,7 @@ public:
     void enforce(Verdict verdict, const char* what, u16 cid);
 
     Session& session() { return session_; }
+    const char* sysfs_name() const { return sysfs_.name(); }
     const ib::Device& device() const { return device_; }
     const codec::ChunkGeometry& geometry() const { return geometry_; }
     const u8* uuid() const { return uuid_.bytes; }

@@ -120,10 +120,11 @@ std::string format_rnbdtab(const Context& context, const std::vector<RnbdtabEntr
                 if (!port.empty())
                     tokens.push_back("dest_port=" + port);
             }
+        // Settings at the kernel's default (min-inflight, -1) are left out.
         if (session != sessions.end()) {
             if (session->io_hold_timeout_ms != kUnknown)
                 tokens.push_back("io_hold_timeout_ms=" + std::to_string(session->io_hold_timeout_ms));
-            if (!session->mpath_policy.empty() && session->mpath_policy != "round-robin")
+            if (!session->mpath_policy.empty() && session->mpath_policy != "min-inflight")
                 tokens.push_back("mpath_policy=" + session->mpath_policy);
             if (session->max_reconnect_attempts != kUnknown && session->max_reconnect_attempts != -1)
                 tokens.push_back("max_reconnect_attempts=" + std::to_string(session->max_reconnect_attempts));

@@ -171,8 +171,8 @@ std::string FakeKernel::map(const std::string& line)
             "../../../../block/" + name);
     const std::string session_dir = "class/rtrs-client/" + session;
     if (!exists(session_dir)) {
-        file(session_dir + "/mpath_policy", "round-robin (RR: 0)\n");
-        file(session_dir + "/mp_policy", "round-robin (RR: 0)\n");
+        file(session_dir + "/mpath_policy", "min-inflight (MI: 1)\n");
+        file(session_dir + "/mp_policy", "min-inflight (MI: 1)\n");
         file(session_dir + "/max_reconnect_attempts", "-1\n");
         file(session_dir + "/io_hold_timeout_ms",
              value("io_hold_timeout_ms", "60000") + "\n");

@@ -258,7 +258,7 @@ TEST_F(RnbdctlClient, ListAndShow)
     EXPECT_EQ(doc.at("sessions.0")->keys(),
               (std::vector<std::string>{"name", "mpath_policy", "max_reconnect_attempts", "io_hold_timeout_ms",
                                         "connected_paths", "devices", "paths"}));
-    EXPECT_EQ(doc.text("sessions.0.mpath_policy"), "round-robin");
+    EXPECT_EQ(doc.text("sessions.0.mpath_policy"), "min-inflight");
     EXPECT_EQ(doc.text("sessions.0.connected_paths"), "2");
     EXPECT_EQ(doc.text("sessions.0.devices.1"), "rnbd1");
     EXPECT_EQ(doc.at("sessions.0.paths.0")->keys(),
@@ -274,7 +274,7 @@ TEST_F(RnbdctlClient, ListAndShow)
     EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.buckets.17.below_ms"), "null");
     EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.max_read_ms"), "70000");
     r = kernel.run({"list", "sessions"});
-    EXPECT_NE(r.out.find("s1       round-robin  rnbd0,rnbd1  ip:10.0.0.9@ip:192.0.2.1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("s1       min-inflight  rnbd0,rnbd1  ip:10.0.0.9@ip:192.0.2.1"), std::string::npos) << r.out;
 
     r = kernel.run({"show", "rnbd1", "-o", "json"});
     ASSERT_EQ(r.code, 0);
@@ -284,7 +284,7 @@ TEST_F(RnbdctlClient, ListAndShow)
     EXPECT_EQ(doc.text("session.name"), "s1");
     r = kernel.run({"show", "rnbd1"});
     EXPECT_NE(r.out.find("device_path:    /dev/ram1"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("mpath_policy:           round-robin"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("mpath_policy:           min-inflight"), std::string::npos) << r.out;
     EXPECT_EQ(kernel.run({"show", "rnbd9"}).code, kExitNotFound);
     EXPECT_EQ(kernel.run({"list", "things"}).code, kExitUsage);
     EXPECT_TRUE(kernel.writes().empty());

@@ -219,7 +219,7 @@ TEST(RnbdctlStats, PrometheusTextIsWellFormedAndComplete)
              "io_mode=\"blockio\"} 1\n",
              "rnbd_client_device_open{device=\"rnbd0\"} 1\n",
              "rnbd_client_device_size_bytes{device=\"rnbd0\"} 67108864\n",
-             "rnbd_client_session_info{session=\"s1\",mpath_policy=\"round-robin\"} 1\n",
+             "rnbd_client_session_info{session=\"s1\",mpath_policy=\"min-inflight\"} 1\n",
              "rnbd_client_path_up{session=\"s1\",path=\"ip:10.0.0.9@ip:198.51.100.1\",src_addr=\"ip:10.0.0.9\","
              "dst_addr=\"ip:198.51.100.1\",state=\"disconnected\"} 0\n",
              "rnbd_client_path_read_bytes_total{session=\"s1\",path=\"ip:10.0.0.9@ip:192.0.2.1\"} 40960\n",

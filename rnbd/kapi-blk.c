@@ -276,6 +276,11 @@ void rnbd_kapi_set_capacity_notify(void *disk, unsigned long long sectors)
 	set_capacity_and_notify(disk, sectors);
 }
 
+void rnbd_kapi_disk_change_uevent(void *disk)
+{
+	kobject_uevent(&disk_to_dev((struct gendisk *)disk)->kobj, KOBJ_CHANGE);
+}
+
 /* The block op as the C++ side sees it; everything else is "other". */
 static const unsigned char rnbd_kapi_ops[REQ_OP_LAST] = {
 	[0 ... REQ_OP_LAST - 1] = RNBD_KAPI_OP_OTHER,

@@ -106,6 +106,11 @@ void rnbd_kapi_set_read_only(void *disk) KAPI_NOEXCEPT;
 void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors) KAPI_NOEXCEPT;
 /* After add_disk: set_capacity_and_notify (a uevent for the size change). */
 void rnbd_kapi_set_capacity_notify(void *disk, unsigned long long sectors) KAPI_NOEXCEPT;
+/*
+ * kobject_uevent(disk's device, KOBJ_CHANGE): tells udev to look at the disk
+ * again (its rnbd/ attributes exist, its state changed). Process context.
+ */
+void rnbd_kapi_disk_change_uevent(void *disk) KAPI_NOEXCEPT;
 
 /* ---- requests (any context unless noted) ---- */
 void rnbd_kapi_rq_info(void *rq, struct rnbd_kapi_rq_info *info) KAPI_NOEXCEPT;

@@ -164,6 +164,9 @@ Result<void> Device::map()
         cxxrt::MutexGuard guard(lock_);
         published_ = true;
     }
+    // udev saw the disk's "add" before rnbd/ existed: its rules read
+    // rnbd/session and rnbd/mapping_path on this "change".
+    rnbd_kapi_disk_change_uevent(disk_);
     log::info("map_device: Device mapped as %s (nsectors: %llu, logical_block_size: %u, physical_block_size: %u, "
               "max_discard_sectors: %u, discard_granularity: %u, discard_alignment: %u, secure_discard: %u, "
               "max_segments: %u, max_hw_sectors: %u, max_write_zeroes_sectors: %u, wc: %d, fua: %d)",
@@ -307,7 +310,11 @@ Result<void> Device::reopen(TakeSize take)
     if (state() == DeviceState::kUnmapping)
         return Error(err::kNoDev);
     open_epoch_.store(epoch);
+    const bool was_closed = state() == DeviceState::kClosed;
     set_state(DeviceState::kOpen);
+    // rnbd/state changed: udev rules and waiters (udevadm settle) see it.
+    if (was_closed && published_)
+        rnbd_kapi_disk_change_uevent(disk_);
     // The server's device may have grown or shrunk while we were away:
     // IO past its end would only fail with ERANGE there.
     if (take == TakeSize::kDisk)
@@ -329,8 +336,11 @@ bool Device::begin_unmap()
 void Device::set_closed()
 {
     cxxrt::MutexGuard guard(lock_);
-    if (state() == DeviceState::kOpen || state() == DeviceState::kInit)
-        set_state(DeviceState::kClosed);
+    if (state() != DeviceState::kOpen && state() != DeviceState::kInit)
+        return;
+    set_state(DeviceState::kClosed);
+    if (published_)
+        rnbd_kapi_disk_change_uevent(disk_);  // rnbd/state changed
 }
 
 // ---- block device --------------------------------------------------------------

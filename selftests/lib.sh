@@ -14,6 +14,20 @@
 #                         plan was already printed)
 #   tap_skip_all REASON   skip the whole script the same way
 # run.sh fails a VM run on any "not ok" line without "# SKIP"/"# TODO".
+#
+# Sourcing it also puts a `fio` first on PATH that never creates a missing
+# file: every test points fio at device nodes, and a fio that starts after its
+# device went away (a loaded machine, a force unmap racing its start) would
+# otherwise leave a regular file at /dev/rnbd0 that hides the next mapping's
+# node from every later test. With it, such a fio fails at once, visibly.
+
+if [ -z "${SELFTEST_FIO_SHIM:-}" ] && command -v fio >/dev/null; then
+    SELFTEST_FIO_SHIM=/tmp/selftest-bin
+    mkdir -p $SELFTEST_FIO_SHIM
+    printf '#!/bin/sh\nexec %s --allow_file_create=0 "$@"\n' "$(command -v fio)" > $SELFTEST_FIO_SHIM/fio
+    chmod +x $SELFTEST_FIO_SHIM/fio
+    export PATH=$SELFTEST_FIO_SHIM:$PATH SELFTEST_FIO_SHIM
+fi
 
 TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0 TAP_PLAN=
 

@@ -60,6 +60,7 @@ nothing_mapped() {
 wait_dev() { # NAME
     local i
     for ((i = 0; i < 100; i++)); do [ -b "/dev/$1" ] && return 0; sleep 0.1; done
+    [ -e "/dev/$1" ] && echo "# /dev/$1 exists but is not a block device: $(ls -l "/dev/$1")"
     return 1
 }
 wait_gone() { local i; for ((i = 0; i < 100; i++)); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
@@ -244,8 +245,14 @@ check "remap_device refused: size still 40960, state open" \
 force_ok() {
     timeout 120 fio --name=bg --filename=$dev --rw=randrw --bs=64k --direct=1 --ioengine=libaio --iodepth=32 \
         --time_based --runtime=60 --size=16m >$tmpdir/fio-bg.out 2>&1 &
-    local pid=$! rc
-    sleep 3
+    local pid=$! rc i
+    # Unmap only once fio has IO in flight (a fixed sleep raced fio's start
+    # on a loaded machine).
+    for ((i = 0; i < 300; i++)); do
+        [ "$(awk '{ print $1 + $2 }' /sys/block/rnbd0/inflight)" -gt 0 ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.1
+    done
     kill -0 $pid || { echo "fio ended early"; cat $tmpdir/fio-bg.out; return 1; }
     [ "$(wr /sys/block/rnbd0/rnbd/unmap_device force)" = OK ] || { echo "force refused"; return 1; }
     wait $pid; rc=$?

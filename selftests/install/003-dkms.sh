@@ -37,6 +37,8 @@ cleanup() {
 trap cleanup EXIT
 tap_plan 10
 
+# dkms uses <(...), which needs /dev/fd (the test VM's devtmpfs has none).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # dkms builds against /lib/modules/<kver>/build, which Debian's headers
 # package provides; the VM's module tree is the unpacked image's (no link).
 [ -e "/lib/modules/$kver/build" ] || ln -s "$headers" "/lib/modules/$kver/build"
@@ -89,7 +91,9 @@ check "modprobe -r rnbd_client rnbd_server unloads all four" sh -c '
     modprobe -r rnbd_client rnbd_server && ! grep -qE "^(rnbd|rtrs)_(client|server) " /proc/modules'
 removed() {
     dkms remove "$name/$version" --all > "$tmp/remove.out" 2>&1 || { sed 's/^/#   /' "$tmp/remove.out"; return 1; }
-    [ -z "$(dkms status "$name" 2>/dev/null)" ] && [ ! -e "/var/lib/dkms/$name" ]
+    [ -z "$(dkms status "$name" 2>/dev/null)" ] && [ ! -e "/var/lib/dkms/$name" ] && return 0
+    sed 's/^/#   /' "$tmp/remove.out"; diag "dkms status: $(dkms status "$name" 2>&1)"
+    return 1
 }
 check "dkms remove --all: dkms no longer knows $name" removed
 check "the modules are gone: no updates/dkms/*.ko of ours, modinfo finds none, modules.dep names none" sh -c "

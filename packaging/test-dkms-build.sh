@@ -8,7 +8,7 @@
 #   2. the same with a static constructor planted in the DKMS copy of the
 #      source: `dkms build` fails, on check-ko's diagnosis.
 # Two full module builds: minutes (about 7 on this 2-core machine under
-# load each), so not part of `make check`; selftests/install/003-dkms.sh
+# load each), so not part of `make check`; selftests/install/dkms.sh
 # runs it in the VM with DKMS_BUILD=1, or uses the tree's own build.
 # Usage: packaging/test-dkms-build.sh [KDIR]      TAP; exit 1 on a failure.
 set -uo pipefail

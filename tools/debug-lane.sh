@@ -13,8 +13,15 @@
 #   4. the lockdep proof: tools/vm/selftest-lockdep.sh (an AB-BA inversion of
 #      two C++ mutexes must be reported by name and fail its run).
 # The run fails on any report (tools/vm/check-log.sh judges the log).
+#   The allocation-failure sweep (rnbd/030) samples there: FAILSLAB_STEPS
+#   (default 4) slab allocations of each of map, IO and unmap spread over
+#   all the operation makes, and SWEEP_STEPS (default 1) of our own (cxxrt
+#   fail_nth) per module and operation, at an offset from SWEEP_SEED
+#   (default random, printed: the same seed repeats the steps).
+#   FAILSLAB_STEPS=all fails every one (hours; with DEBUG_VM_TIMEOUT=0).
 # Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
-# Environment: DEBUG_VM_TIMEOUT (default 2400 s), RNBD_CACHE (see build.sh).
+# Environment: DEBUG_VM_TIMEOUT (default 2400 s; 0 none), RNBD_CACHE (see
+# build.sh), FAILSLAB_STEPS, SWEEP_STEPS, SWEEP_SEED (above).
 # Output: TAP in build/check/debug-*.log; exit 0 only if everything passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,9 +52,12 @@ if [ $# -gt 0 ]; then patterns=("$@")
 else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.list")
 fi
 say "selftests: ${patterns[*]}"
+seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
+sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-4}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_SEED="$seed")
+say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
     --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
-    --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m selftests/run.sh "${patterns[@]}"
+    --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m "${sweep[@]}" selftests/run.sh "${patterns[@]}"
 vm=$?
 # Lockdep sees each C++ lock as its own class: an AB-BA order of two C++
 # mutexes (cxxrt-selftest.ko lock_inversion=1) must be reported by name and

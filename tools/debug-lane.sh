@@ -14,14 +14,16 @@
 #      two C++ mutexes must be reported by name and fail its run).
 # The run fails on any report (tools/vm/check-log.sh judges the log).
 #   The allocation-failure sweep (rnbd/030) samples there: FAILSLAB_STEPS
-#   (default 4) slab allocations of each of map, IO and unmap spread over
-#   all the operation makes, and SWEEP_STEPS (default 1) of our own (cxxrt
-#   fail_nth) per module and operation, at an offset from SWEEP_SEED
-#   (default random, printed: the same seed repeats the steps).
-#   FAILSLAB_STEPS=all fails every one (hours; with DEBUG_VM_TIMEOUT=0).
+#   (default 3) slab allocations of each of map, IO and unmap spread over
+#   all the operation makes (a map makes over 1100), and SWEEP_STEPS
+#   (default 1) of our own (cxxrt fail_nth) per module for SWEEP_PHASES
+#   (default map), at an offset from SWEEP_SEED (default random, printed:
+#   the same seed repeats the steps); about 4 minutes. FAILSLAB_STEPS=all
+#   SWEEP_STEPS=all SWEEP_PHASES="map io unmap" fails every one (hours;
+#   with DEBUG_VM_TIMEOUT=0).
 # Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
 # Environment: DEBUG_VM_TIMEOUT (default 2400 s; 0 none), RNBD_CACHE (see
-# build.sh), FAILSLAB_STEPS, SWEEP_STEPS, SWEEP_SEED (above).
+# build.sh), FAILSLAB_STEPS, SWEEP_STEPS, SWEEP_PHASES, SWEEP_SEED (above).
 # Output: TAP in build/check/debug-*.log; exit 0 only if everything passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +55,7 @@ else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.lis
 fi
 say "selftests: ${patterns[*]}"
 seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
-sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-4}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_SEED="$seed")
+sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-3}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_PHASES="${SWEEP_PHASES-map}" SWEEP_SEED="$seed")
 say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
     --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \

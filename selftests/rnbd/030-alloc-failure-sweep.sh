@@ -256,7 +256,8 @@ points() {
     case $steps in
         all) s=1 steps=$w ;;
         "") s=$stride steps=$w ;;
-        *) s=$((w / steps)); [ $s -ge 1 ] || { s=1; steps=$w; } ;;
+        *) [ "$steps" -gt 0 ] || return 0
+           s=$((w / steps)); [ $s -ge 1 ] || { s=1; steps=$w; } ;;
     esac
     # An operation with fewer allocations than the stride still gets one.
     o=$((seed % (s < w ? s : w)))
@@ -327,6 +328,7 @@ step() { # injector n phase
     last=${out##*$'\n'}
     out=${out%"$last"}; out=${out%$'\n'}
     rc=${last#rc=}; rc=${rc%% *}; left=${last##*left=}
+    diag "step $current N=$n: rc $rc, countdown left $left, $((SECONDS - s0)) s"
     if [ "$rc" != 0 ] && [ "$left" != 0 ] && [ "$left" != x ]; then
         bad "failed without reaching the injected failure: $out"
     elif [ "$rc" = 0 ]; then

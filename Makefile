@@ -36,7 +36,7 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: install uninstall dkms debug-lane modules setup demo check bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+.PHONY: install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -69,6 +69,11 @@ vm-tests: selftest-modules
 
 check:
 	tools/check.sh
+
+# The installed product in the VM (make install, udev, save/restore, DKMS):
+# about 20 minutes under TCG, so outside `make check` (CHECK_INSTALL=1 adds it).
+check-install:
+	tools/check-install.sh
 
 debug-lane:
 	tools/debug-lane.sh

@@ -3,7 +3,7 @@
 #   1. setup (idempotent)           5. lint; host script tests (tools/tests)
 #   2. modules build, no warnings   6. build gates (tools/gate-tests)
 #   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
-#   4. fuzzers (bounded time)       7b. VM install: make install, udev, DKMS
+#   4. fuzzers (bounded time)       7b. VM install (CHECK_INSTALL=1 only)
 #                                   8. VM pair: two VMs, rnbd across cable pulls
 #                                   9. VM negative tests: the runner must fail
 #                                      on a WARN and on a leaked object
@@ -151,17 +151,18 @@ read -r p f < <(tap_count "$out/vm-selftests.log")
 [ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
 record "VM selftests" "$p" "$f"
 
-stage "VM install: make install, modprobe, udev names, save/restore, make uninstall; DKMS"
-# selftests/install/{make-install-udev,dkms}.sh: the installed product (about
-# 5 and 14 minutes under TCG: depmod and dkms are slow there), in a VM of
-# their own so that the selftests stage keeps its time budget.
-tools/vm/run.sh --timeout 2400 --log "$out/vm-install.log" -- \
-    bash -c 'selftests/install/make-install-udev.sh; a=$?; selftests/install/dkms.sh; b=$?; [ $a = 0 ] && [ $b = 0 ]' \
-    > "$out/vm-install.out" 2>&1; rc=$?
-grep -E '^(ok|not ok)|run.sh:' "$out/vm-install.out" | tail -40
-read -r p f < <(tap_count "$out/vm-install.log")
-[ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
-record "VM install + DKMS" "$p" "$f"
+# The installed product (make install, udev names, the unit's save/restore,
+# make uninstall; DKMS): selftests/install/{make-install-udev,dkms}.sh take
+# about 5 and 14 minutes under TCG (depmod and dkms are slow there), more
+# than CI's 60-minute budget leaves; `make check-install` runs them
+# (tools/check-install.sh), CHECK_INSTALL=1 adds them here.
+if [ "${CHECK_INSTALL:-0}" = 1 ]; then
+    stage "VM install: make install, modprobe, udev names, save/restore, make uninstall; DKMS"
+    read -r p f < <(tools/check-install.sh "$out" | tail -1 | awk '{ print $1, $3 }')
+    record "VM install + DKMS" "$p" "$f"
+else
+    summary+=("$(printf '%-28s %24s' "VM install + DKMS" "not run: make check-install")")
+fi
 
 stage "VM pair: two VMs on a virtual wire, rnbd with fio verify across cable pulls"
 # selftests/pair/rnbd-cable-pull.sh boots VM a (server) and VM b (client)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `make check-install`: the installed product in one VM (Debian's 6.1):
+# selftests/install/make-install-udev.sh (make install, modprobe pulls RTRS,
+# udevd with our rules: /dev/rnbd/<session>/<path>, by-uuid/label/part*,
+# rnbdctl save + the unit's ExecStop/ExecStart, make uninstall leaves
+# nothing) and selftests/install/dkms.sh (make dkms, dkms ldtarball or, with
+# DKMS_BUILD=1, a build in the VM; install, modinfo -n, modprobe, remove).
+# About 20 minutes under TCG, so not part of `make check` unless
+# CHECK_INSTALL=1. Builds what it needs (modules, rnbdctl) first.
+# Usage: tools/check-install.sh [OUTPUT_DIR]   (default build/check)
+# Last line: "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=${1:-build/check}
+mkdir -p "$out"
+make --no-print-directory modules rnbdctl > "$out/install-build.log" 2>&1 ||
+    { tail -20 "$out/install-build.log"; echo "0 passed, 1 failed"; exit 1; }
+tools/vm/run.sh --timeout 2400 --log "$out/vm-install.log" -- \
+    bash -c 'selftests/install/make-install-udev.sh; a=$?; selftests/install/dkms.sh; b=$?; [ $a = 0 ] && [ $b = 0 ]' \
+    > "$out/vm-install.out" 2>&1; rc=$?
+grep -E '^(ok|not ok)|run.sh:' "$out/vm-install.out" | tail -40
+p=$(grep -cE '^ok [0-9]+' "$out/vm-install.log" || true)
+f=$(grep -E '^not ok [0-9]+' "$out/vm-install.log" | grep -cvE '# (SKIP|TODO)' || true)
+[ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
+echo "$p passed, $f failed"
+[ "$f" = 0 ]

@@ -82,12 +82,28 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     // usable once one of them is up, the others keep trying in the background.
     Result<void> first_error = Error(cxxrt::err::kNotConn);
     u32 connected = 0;
-    for (u32 i = 0; i < path_count; ++i) {
-        auto opened = session.path_at(i)->open();
-        if (opened)
-            ++connected;
-        else if (first_error.error().code() == cxxrt::err::kNotConn)
-            first_error = opened.error();
+    OpenRetry retry;
+    for (;;) {
+        for (u32 i = 0; i < path_count; ++i) {
+            auto opened = session.path_at(i)->open();
+            if (opened)
+                ++connected;
+            else if (first_error.error().code() == cxxrt::err::kNotConn)
+                first_error = opened.error();
+        }
+        if (connected)
+            break;
+        const u32 delay_ms = retry.next_delay_ms(first_error.error().code());
+        if (!delay_ms)
+            break;
+        cxxrt::log::info("session %s: the server reset the connect (is it still closing a session of this name?), "
+                         "again in %u ms",
+                         session.name_, delay_ms);
+        kapi_msleep(delay_ms);
+        // A new identity: the server may still hold the refused attempt
+        // under the old one.
+        kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
+        first_error = Error(cxxrt::err::kNotConn);
     }
     if (connected == 0) {
         cxxrt::log::err("session %s: no path could connect (%d)", session.name_,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/errno.hpp>
 #include <cxxrt/types.hpp>
 
 namespace rtrs::clt {
@@ -123,6 +124,33 @@ public:
 private:
     cxxrt::Atomic<int> max_attempts_;
     cxxrt::Atomic<int> attempts_{0};
+};
+
+// Opening a session again whose server refused it mid-handshake. Linux
+// 6.12's server refuses a session whose name one of its sessions still
+// holds ("pathname is duplicated": the INFO exchange ends in a reset), and
+// it releases the name only at the end of its close work, some time after
+// it answered our disconnect: nothing on the wire says when. A quick
+// unmap and map again (blktests' map/unmap loop) meets that window, so an
+// open whose every path was reset (ECONNRESET) is tried again, after 50,
+// 100, 200, 400 and 800 ms (1.55 s in all); any other error is final.
+class OpenRetry {
+public:
+    static constexpr cxxrt::u32 kRetries = 5;
+    static constexpr cxxrt::u32 kFirstDelayMs = 50;
+
+    // After a failed attempt with this error code (positive errno): the
+    // delay before the next attempt, or 0 to give up.
+    cxxrt::u32 next_delay_ms(int error)
+    {
+        if (error != cxxrt::err::kConnReset || retries_ >= kRetries)
+            return 0;
+        return kFirstDelayMs << retries_++;
+    }
+    cxxrt::u32 retries() const { return retries_; }
+
+private:
+    cxxrt::u32 retries_ = 0;
 };
 
 }  // namespace rtrs::clt

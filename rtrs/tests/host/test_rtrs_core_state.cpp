@@ -148,3 +148,21 @@ TEST(ReconnectBudget, BoundedAndInfinite)
     EXPECT_TRUE(forever.set_max_attempts(9999));
     EXPECT_EQ(forever.max_attempts(), 9999);
 }
+
+TEST(OpenRetry, OnlyResetsAndBounded)
+{
+    rtrs::clt::OpenRetry refused;
+    EXPECT_EQ(refused.next_delay_ms(cxxrt::err::kConnRefused), 0u);
+    EXPECT_EQ(refused.next_delay_ms(cxxrt::err::kTimedOut), 0u);
+    EXPECT_EQ(refused.retries(), 0u);
+    rtrs::clt::OpenRetry reset;
+    cxxrt::u32 total = 0;
+    for (cxxrt::u32 want : {50u, 100u, 200u, 400u, 800u}) {
+        cxxrt::u32 delay = reset.next_delay_ms(cxxrt::err::kConnReset);
+        EXPECT_EQ(delay, want);
+        total += delay;
+    }
+    EXPECT_EQ(reset.next_delay_ms(cxxrt::err::kConnReset), 0u);
+    EXPECT_EQ(reset.retries(), rtrs::clt::OpenRetry::kRetries);
+    EXPECT_EQ(total, 1550u);
+}

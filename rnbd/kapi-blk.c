@@ -9,7 +9,10 @@
  * 6.1 and 6.12 are the kernels built and tested. The queue limits reach
  * this file as one plain description (struct rnbd_kapi_limits): since 6.9
  * the kernel takes them as a struct at allocation, before as one
- * blk_queue_* setter each; either way the fields are only copied.
+ * blk_queue_* setter each; either way the fields are only copied. A live
+ * disk's limits change (remap, resize) as one update since 6.9
+ * (queue_limits_start_update/commit_update: validated, all or nothing),
+ * through the same setters before; the queue is frozen around it.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -148,7 +151,10 @@ void rnbd_kapi_tag_set_destroy(void *set)
 }
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-/* The description as the kernel's limits: a field copy, features as flags. */
+/*
+ * The description as the kernel's limits: a field copy, features as flags
+ * (the three it describes; the block layer's own features stay).
+ */
 static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kapi_limits *lim)
 {
 	ql->logical_block_size = lim->logical_block_size;
@@ -163,8 +169,19 @@ static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kap
 	ql->discard_alignment = lim->discard_alignment;
 	ql->max_secure_erase_sectors = lim->max_secure_erase_sectors;
 	ql->max_write_zeroes_sectors = lim->max_write_zeroes_sectors;
-	ql->features = (lim->write_cache ? BLK_FEAT_WRITE_CACHE : 0) | (lim->fua ? BLK_FEAT_FUA : 0) |
+	ql->features = (ql->features & ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA | BLK_FEAT_ROTATIONAL)) |
+		       (lim->write_cache ? BLK_FEAT_WRITE_CACHE : 0) | (lim->fua ? BLK_FEAT_FUA : 0) |
 		       (lim->rotational ? BLK_FEAT_ROTATIONAL : 0);
+}
+
+/* KAPI: process context, queue frozen; one validated update, all or nothing. */
+int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim)
+{
+	struct request_queue *q = ((struct gendisk *)disk)->queue;
+	struct queue_limits ql = queue_limits_start_update(q);
+
+	rnbd_kapi_fill_limits(&ql, lim);
+	return queue_limits_commit_update(q, &ql);
 }
 
 /* KAPI: process context; the limits are validated and applied at allocation. */
@@ -202,6 +219,13 @@ static void rnbd_kapi_set_limits(struct request_queue *q, const struct rnbd_kapi
 		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
 	else
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+}
+
+/* KAPI: process context, queue frozen; this kernel has setters only. */
+int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim)
+{
+	rnbd_kapi_set_limits(((struct gendisk *)disk)->queue, lim);
+	return 0;
 }
 
 /* KAPI: process context. */
@@ -264,6 +288,17 @@ const char *rnbd_kapi_disk_name(void *disk)
 void rnbd_kapi_set_read_only(void *disk)
 {
 	set_disk_ro(disk, true);
+}
+
+/* KAPI: process context; waits until no request of the disk is in flight. */
+void rnbd_kapi_freeze_queue(void *disk)
+{
+	blk_mq_freeze_queue(((struct gendisk *)disk)->queue);
+}
+
+void rnbd_kapi_unfreeze_queue(void *disk)
+{
+	blk_mq_unfreeze_queue(((struct gendisk *)disk)->queue);
 }
 
 void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors)

@@ -90,6 +90,15 @@ void rnbd_kapi_tag_set_destroy(void *set) KAPI_NOEXCEPT;
  * (copied; the kernel validates them); 0 or -errno.
  */
 int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out) KAPI_NOEXCEPT;
+/*
+ * A live disk's queue limits replaced by `lim` (remap, resize): on 6.12 one
+ * atomic, validated update (0 or -errno, nothing changed on error), on 6.1
+ * the setters (0). Call between freeze and unfreeze: blk_mq_freeze_queue
+ * waits for every request in flight, new ones wait for the unfreeze.
+ */
+int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim) KAPI_NOEXCEPT;
+void rnbd_kapi_freeze_queue(void *disk) KAPI_NOEXCEPT;
+void rnbd_kapi_unfreeze_queue(void *disk) KAPI_NOEXCEPT;
 /* Names the disk "<prefix><index>" with `minors` minors from index * minors, our fops. */
 void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors,
 			     const char *prefix) KAPI_NOEXCEPT;

@@ -309,6 +309,8 @@ Result<void> Device::reopen(TakeSize take)
     cxxrt::MutexGuard guard(lock_);
     if (state() == DeviceState::kUnmapping)
         return Error(err::kNoDev);
+    offered_limits_ = limits(rsp);
+    limits_offered_ = true;
     open_epoch_.store(epoch);
     const bool was_closed = state() == DeviceState::kClosed;
     set_state(DeviceState::kOpen);
@@ -609,31 +611,61 @@ Result<void> Device::store_remap_device(Input& in)
         log::err_ratelimited("%s: remap_device takes '1'", disk_name());
         return Error(err::kInval);
     }
-    // The session lock orders us with the reconnect's own re-open, so the
-    // state looked at is the one the OPEN below replaces.
-    cxxrt::MutexGuard session_guard(session_->lock_);
+    {
+        // The session lock orders us with the reconnect's own re-open, so the
+        // state looked at is the one the OPEN below replaces.
+        cxxrt::MutexGuard session_guard(session_->lock_);
+        {
+            cxxrt::MutexGuard guard(lock_);
+            if (!published_ || state() == DeviceState::kUnmapping)
+                return Error(err::kNoDev);
+            // As upstream: an open device has nothing to re-open (its size
+            // follows the server through resize); a second OPEN would only
+            // change the disk under its users.
+            if (state() == DeviceState::kOpen) {
+                log::err_ratelimited("%s: remap_device refused: the device is open on the server", disk_name());
+                return Error(err::kAlready);
+            }
+            if (state() != DeviceState::kClosed)
+                return Error(err::kBusy);
+        }
+        auto reopened = reopen(TakeSize::kDisk);
+        if (!reopened) {
+            log::err_ratelimited("%s: remap_device: the server refused the re-open (%d)", disk_name(),
+                                 reopened.to_errno());
+            return reopened;
+        }
+        // IO held (or failing) since the device closed goes out now.
+        kick();
+    }
+    // The server's device may not be the one it was (another device behind
+    // the path, other limits): the disk takes what it offers now.
+    return apply_offered_limits();
+}
+
+Result<void> Device::apply_offered_limits()
+{
+    rnbd_kapi_limits lim;
     {
         cxxrt::MutexGuard guard(lock_);
-        if (!published_ || state() == DeviceState::kUnmapping)
-            return Error(err::kNoDev);
-        // As upstream: an open device has nothing to re-open (its size
-        // follows the server through resize); a second OPEN would only
-        // change the disk under its users.
-        if (state() == DeviceState::kOpen) {
-            log::err_ratelimited("%s: remap_device refused: the device is open on the server", disk_name());
-            return Error(err::kAlready);
-        }
-        if (state() != DeviceState::kClosed)
-            return Error(err::kBusy);
+        if (!limits_offered_)
+            return {};
+        limits_offered_ = false;
+        lim = offered_limits_;
     }
-    auto reopened = reopen(TakeSize::kDisk);
-    if (!reopened) {
-        log::err_ratelimited("%s: remap_device: the server refused the re-open (%d)", disk_name(),
-                             reopened.to_errno());
-        return reopened;
+    // No request in flight was built for the old limits; 6.12 checks the
+    // new ones and takes all or none.
+    rnbd_kapi_freeze_queue(disk_);
+    int rc = rnbd_kapi_update_limits(disk_, &lim);
+    rnbd_kapi_unfreeze_queue(disk_);
+    if (rc) {
+        log::err("%s: the server's queue limits refused by the block layer (%d)", disk_name(), rc);
+        return Error::from_errno(rc);
     }
-    // IO held (or failing) since the device closed goes out now.
-    kick();
+    log::info("%s: queue limits as the server offers them now: logical block %u, %u sectors per IO, "
+              "discard %u, write zeroes %u sectors",
+              disk_name(), lim.logical_block_size, lim.max_hw_sectors, lim.max_discard_sectors,
+              lim.max_write_zeroes_sectors);
     return {};
 }
 
@@ -655,6 +687,8 @@ Result<void> Device::store_resize(Input& in)
         cxxrt::MutexGuard guard(session_->lock_);
         CXXRT_TRY(reopen(TakeSize::kOnly));
     }
+    // What that OPEN (or a reconnect's since the last update) offered.
+    CXXRT_TRY(apply_offered_limits());
     if (sectors.value() > remote_sectors_.load()) {
         log::err_ratelimited("%s: resize to %llu sectors refused: the server's device has %llu", disk_name(),
                              (unsigned long long)sectors.value(), (unsigned long long)remote_sectors_.load());

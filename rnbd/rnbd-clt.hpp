@@ -167,6 +167,10 @@ private:
     void destroy_disk();
     // The queue limits for the server's OPEN_RSP (records max_hw_sectors_).
     rnbd_kapi_limits limits(const codec::OpenRspFields& rsp);
+    // The limits of the server's last OPEN_RSP, if not applied yet, to the
+    // live disk (queue frozen): from remap_device and resize, never from
+    // the reconnect's re-open, which IO in flight waits for.
+    cxxrt::Result<void> apply_offered_limits();
     void finish_io(IoRequest& io);
     int hold_or_fail(void* hctx);
     void kobject_released() { kobjects_gone_.complete(); }
@@ -194,6 +198,8 @@ private:
     cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
     u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
     bool published_ CXXRT_GUARDED_BY(lock_) = false;  // sysfs complete: unmap allowed
+    rnbd_kapi_limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
+    bool limits_offered_ CXXRT_GUARDED_BY(lock_) = false;  // offered_limits_ not applied yet
 
     void* tag_set_ = nullptr;
     void* disk_ = nullptr;

@@ -9,7 +9,11 @@
 #   - the path down and the file gone meanwhile: the reconnect's re-open
 #     fails, the device stays closed; the file back (grown), remap_device
 #     re-opens it and the disk takes the server's new size, data intact;
-#   - a reconnect's own re-open takes the server's new size too.
+#   - a reconnect's own re-open takes the server's new size too;
+#   - remap_device gives the disk the queue limits the server's device has
+#     now: a loop device whose logical block size went from 512 to 4096
+#     bytes while the client was away (one atomic update on 6.12,
+#     queue_limits_commit_update; the setters on 6.1), data intact.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
@@ -19,8 +23,10 @@ cleanup() {
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
     for m in rnbd_client rtrs_client rnbd_server rtrs_server; do grep -q "^$m " /proc/modules && rmmod $m; done
     rxe_teardown >/dev/null 2>&1
+    [ -n "$loop" ] && losetup -d "$loop"
     rm -rf "$tmp"
 }
+loop=
 trap cleanup EXIT
 
 img=$tmp/disk.img
@@ -94,4 +100,52 @@ reconnect_grows() {
 check "path down, the file grown to 24 MiB, path back: the re-open gives 49152 sectors" reconnect_grows
 check "the data written before is intact" test "$(data)" = "$sum"
 expect_errno "unmap" OK "$sysd/unmap_device" normal
+
+# --- remap takes the server's queue limits ------------------------------------------------
+# A node of the loop device in the export dir, so that moving it away makes
+# the reconnect's re-open fail while the loop device changes its sectors.
+node=$tmp/blk
+limits_setup() {
+    modprobe loop && truncate -s 16M "$tmp/loop.img" && loop=$(losetup -f --show "$tmp/loop.img") || return 1
+    mknod "$node" b $((0x$(stat -c %t "$loop"))) $((0x$(stat -c %T "$loop"))) || return 1
+    echo "sessname=limits path=ip:$addr device_path=$node" > /sys/kernel/rnbd_client/map_device
+}
+check "a loop device with 512-byte sectors, mapped through a node in the export dir" limits_setup
+ldev=$(basename "$(readlink -f "/sys/kernel/rnbd_client/devices/$(echo "$node" | tr / !)")")
+lsys=/sys/block/$ldev
+lblock() { cat "$lsys/queue/logical_block_size"; }
+check "$ldev: logical block size 512" test "$(lblock)" = 512
+check "$ldev: 1 MiB of random data written" dd if=/dev/urandom of="/dev/$ldev" bs=1M count=1 oflag=direct status=none
+lsum=$(dd if="/dev/$ldev" bs=1M count=1 iflag=direct status=none | md5sum)
+lpath=$(echo /sys/class/rtrs-client/limits/paths/*)
+lstate() { cat "$lsys/rnbd_client/state"; }
+is_lstate() { [ "$(lstate)" = "$1" ]; }
+lpath_connected() { [ "$(cat "$lpath/state")" = connected ]; }
+away_and_resectored() {
+    echo 0 > /sys/class/rtrs-client/limits/io_hold_timeout_ms || return 1
+    echo 1 > "$lpath/disconnect" || return 1
+    wait_for 100 is_lstate closed || { diag "state $(lstate) after disconnect"; return 1; }
+    mv "$node" "$node.away" || return 1
+    # (the index may be the first device's: count its earlier messages)
+    local before; before=$(dmesg | grep -c "re-open of $ldev failed")
+    echo 1 > "$lpath/reconnect" || return 1
+    wait_for 200 lpath_connected || return 1
+    wait_for 100 bash -c "[ \$(dmesg | grep -c 're-open of $ldev failed') -gt $before ]" ||
+        { diag "no failed re-open logged"; return 1; }
+    is_lstate closed || return 1
+    losetup --sector-size 4096 "$loop" || return 1
+    [ "$(cat "/sys/block/${loop#/dev/}/queue/logical_block_size")" = 4096 ] || return 1
+    mv "$node.away" "$node"
+}
+check "path down, the node away (re-open fails), the loop device now with 4096-byte sectors, the node back" \
+    away_and_resectored
+check "before the remap: logical block size still 512" test "$(lblock)" = 512
+expect_errno "remap_device 1" OK "$lsys/rnbd_client/remap_device" 1
+check "after remap: state open, logical block size 4096 as the server's device" test "$(lstate) $(lblock)" = "open 4096"
+check "the data written before is intact" \
+    test "$(dd if="/dev/$ldev" bs=1M count=1 iflag=direct status=none | md5sum)" = "$lsum"
+check "4 KiB IO works" dd if=/dev/urandom of="/dev/$ldev" bs=4k count=16 seek=100 oflag=direct status=none
+check "512-byte direct IO is refused now (block layer: not a multiple of 4096)" \
+    bash -c "! dd if=/dev/zero of=/dev/$ldev bs=512 count=1 seek=1 oflag=direct status=none 2>/dev/null"
+expect_errno "unmap $ldev" OK "$lsys/rnbd_client/unmap_device" normal
 tap_done; exit $?

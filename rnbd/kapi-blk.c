@@ -71,12 +71,49 @@ static int rnbd_kapi_init_request(struct blk_mq_tag_set *set, struct request *rq
 	return 0;
 }
 
+/* KAPI: process context (tag set allocation, CPU hotplug); C++ lays out the maps. */
+static void rnbd_kapi_map_queues(struct blk_mq_tag_set *set)
+{
+	rnbd_clt_cxx_map_queues(set->driver_data, set);
+}
+
+/* KAPI: the polling task (io_uring, blk_poll), process context, may not sleep. */
+static int rnbd_kapi_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	return rnbd_clt_cxx_poll(hctx->queue->queuedata, hctx->queue_num);
+}
+
 static const struct blk_mq_ops rnbd_kapi_mq_ops = {
 	.queue_rq = rnbd_kapi_queue_rq,
 	.complete = rnbd_kapi_complete,
 	.timeout = rnbd_kapi_timeout,
 	.init_request = rnbd_kapi_init_request,
+	.map_queues = rnbd_kapi_map_queues,
+	.poll = rnbd_kapi_poll,
 };
+
+static_assert((int)RNBD_KAPI_HCTX_DEFAULT == (int)HCTX_TYPE_DEFAULT && (int)RNBD_KAPI_HCTX_READ == (int)HCTX_TYPE_READ &&
+	      (int)RNBD_KAPI_HCTX_POLL == (int)HCTX_TYPE_POLL && (int)RNBD_KAPI_HCTX_TYPES == (int)HCTX_MAX_TYPES);
+
+/* One map of the set: `nr_queues` hardware queues from `offset`, spread over the CPUs. */
+void rnbd_kapi_map_queue_type(void *tag_set, unsigned int type, unsigned int nr_queues, unsigned int offset)
+{
+	struct blk_mq_queue_map *map = &((struct blk_mq_tag_set *)tag_set)->map[type];
+
+	map->nr_queues = nr_queues;
+	map->queue_offset = offset;
+	blk_mq_map_queues(map);
+}
+
+unsigned int rnbd_kapi_hctx_type(void *hctx)
+{
+	return ((struct blk_mq_hw_ctx *)hctx)->type;
+}
+
+unsigned int rnbd_kapi_hctx_queue_num(void *hctx)
+{
+	return ((struct blk_mq_hw_ctx *)hctx)->queue_num;
+}
 
 /* KAPI: process context. Since 6.5 open takes the disk and a blk_mode_t. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
@@ -115,8 +152,8 @@ static const struct block_device_operations rnbd_kapi_fops = {
 };
 
 /* KAPI: process context; a zeroed tag set with our ops, not yet allocated. */
-void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int depth, unsigned int pdu_size,
-			      unsigned int sg_entries, void *driver_data)
+void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
+			      unsigned int pdu_size, unsigned int sg_entries, void *driver_data)
 {
 	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
 
@@ -124,6 +161,7 @@ void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int depth, uns
 		return NULL;
 	set->ops = &rnbd_kapi_mq_ops;
 	set->nr_hw_queues = nr_hw_queues;
+	set->nr_maps = nr_maps;
 	set->queue_depth = depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = ALIGN(pdu_size, sizeof(long)) + sg_entries * sizeof(struct scatterlist);

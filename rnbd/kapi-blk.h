@@ -74,13 +74,28 @@ void rnbd_kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
 
 /* ---- tag set and disk (process context, may sleep) ---- */
 /*
- * A blk_mq_tag_set with our ops: nr_hw_queues, depth, a per-request PDU of
- * `pdu_size` bytes followed by `sg_entries` scatterlist entries, and
- * `driver_data` handed to the init_request upcall. NULL without memory.
+ * A blk_mq_tag_set with our ops: nr_hw_queues, nr_maps (1, or
+ * RNBD_KAPI_HCTX_TYPES with polled queues; the map_queues upcall lays them
+ * out), depth, a per-request PDU of `pdu_size` bytes followed by
+ * `sg_entries` scatterlist entries, and `driver_data` handed to the
+ * init_request and map_queues upcalls. NULL without memory.
  * Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
  */
-void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int depth, unsigned int pdu_size,
-			      unsigned int sg_entries, void *driver_data) KAPI_NOEXCEPT;
+void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
+			      unsigned int pdu_size, unsigned int sg_entries, void *driver_data) KAPI_NOEXCEPT;
+/* Hardware queue types (enum hctx_type). */
+enum rnbd_kapi_hctx_type {
+	RNBD_KAPI_HCTX_DEFAULT = 0,
+	RNBD_KAPI_HCTX_READ = 1,
+	RNBD_KAPI_HCTX_POLL = 2,
+	RNBD_KAPI_HCTX_TYPES = 3,
+};
+/* From the map_queues upcall: map `type` is `nr_queues` queues from `offset` (blk_mq_map_queues). */
+void rnbd_kapi_map_queue_type(void *tag_set, unsigned int type, unsigned int nr_queues,
+			      unsigned int offset) KAPI_NOEXCEPT;
+/* A hardware queue's type (RNBD_KAPI_HCTX_*) and index in the tag set. Any context. */
+unsigned int rnbd_kapi_hctx_type(void *hctx) KAPI_NOEXCEPT;
+unsigned int rnbd_kapi_hctx_queue_num(void *hctx) KAPI_NOEXCEPT;
 int rnbd_kapi_tag_set_init(void *set) KAPI_NOEXCEPT;
 void rnbd_kapi_tag_set_free(void *set) KAPI_NOEXCEPT;
 /* blk_mq_free_tag_set + kfree; after the disk's queue is gone (del_gendisk/put_disk). */
@@ -156,6 +171,11 @@ int rnbd_kapi_ifindex(const char *name) KAPI_NOEXCEPT;
 void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). */
 int rnbd_clt_cxx_queue_rq(void *device, void *hctx, void *rq, void *pdu) KAPI_NOEXCEPT;
+/* KAPI: blk-mq map_queues, process context: the device lays out its maps (rnbd_kapi_map_queue_type). */
+void rnbd_clt_cxx_map_queues(void *device, void *tag_set) KAPI_NOEXCEPT;
+/* KAPI: blk-mq poll of hardware queue `queue_num` (a polled one), process context, no sleep;
+ * completions reaped (>= 0). */
+int rnbd_clt_cxx_poll(void *device, unsigned int queue_num) KAPI_NOEXCEPT;
 /* KAPI: blk-mq complete; softirq or the completing context. */
 void rnbd_clt_cxx_complete_rq(void *rq, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: blk-mq timeout, process context (timeout work). 1: reset the timer;

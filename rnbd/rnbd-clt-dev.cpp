@@ -134,6 +134,15 @@ Result<void> Device::map()
     auto traced = [this](u64 nsectors, int error) {
         kapi_trace_rnbd_clt_map_device(session_->name(), path_, disk_name(), u8(access_mode_), nsectors, error);
     };
+    // Polled queue i rides the session's polled connection i: every device
+    // of a session has the session's count (upstream lets a polled session
+    // carry no other device).
+    if (poll_queues_ != session_->poll_queues()) {
+        log::err_ratelimited("map_device: %s: nr_poll_queues=%u, but session %s has %u polled connections per path",
+                             path_, poll_queues_, session_->name(), session_->poll_queues());
+        traced(0, -err::kInval);
+        return Error(err::kInval);
+    }
     const u32 epoch = session_->epoch();
     auto opened = session_->open_device(StringView(path_), access_mode_, io_mode_);
     if (!opened) {
@@ -207,9 +216,13 @@ rnbd_kapi_limits Device::limits(const codec::OpenRspFields& rsp)
 Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
 {
     // One hardware queue per CPU; the transport picks the connection of
-    // the CPU that submits, so each queue rides its CPU's connection.
-    void* set = rnbd_kapi_tag_set_alloc(cxxrt::num_online_cpus(), session_->queue_depth(), u32(sizeof(IoRequest)),
-                                        session_->max_segments(), this);
+    // the CPU that submits, so each queue rides its CPU's connection. The
+    // polled queues (nr_poll_queues) follow, polled queue i riding the
+    // session's polled connection i; reads share the default queues.
+    default_queues_ = cxxrt::num_online_cpus();
+    const u32 maps = poll_queues_ ? u32(RNBD_KAPI_HCTX_TYPES) : 1u;
+    void* set = rnbd_kapi_tag_set_alloc(default_queues_ + poll_queues_, maps, session_->queue_depth(),
+                                        u32(sizeof(IoRequest)), session_->max_segments(), this);
     if (!set)
         return Error(err::kNoMem);
     int rc = rnbd_kapi_tag_set_init(set);
@@ -445,13 +458,35 @@ int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
     const u32 count = data ? u32(rnbd_kapi_rq_map_sg(rq, io.sg)) : 0;
     const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
     __atomic_store_n(&io.owner, u8(kOwnerTransport), __ATOMIC_RELEASE);
-    int rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
+    int rc = 0;
+    if (rnbd_kapi_hctx_type(hctx) == RNBD_KAPI_HCTX_POLL)
+        rc = rtrs_client_request_polled(rtrs, permit, rnbd_kapi_hctx_queue_num(hctx) - default_queues_, direction,
+                                        kIoMessageSize, io.sg, count, data ? info.bytes : 0, &Device::io_done, &io);
+    else
+        rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
                                  &Device::io_done, &io);
     // Refused at once (no path, no room, ...): completed like an answer,
     // so complete_rq decides between a retry and an error in one place.
     if (rc != 0)
         io_done(&io, rc);
     return RNBD_KAPI_STS_OK;
+}
+
+void Device::map_queues(void* tag_set)
+{
+    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_DEFAULT, default_queues_, 0);
+    if (poll_queues_ == 0)
+        return;
+    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_READ, default_queues_, 0);
+    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_POLL, poll_queues_, default_queues_);
+}
+
+int Device::poll(u32 queue_num)
+{
+    if (queue_num < default_queues_)
+        return 0;
+    const int reaped = rtrs_client_poll(session_->rtrs(), queue_num - default_queues_);
+    return reaped > 0 ? reaped : 0;
 }
 
 // KAPI: the transport's completion, softirq or process context, no sleep.
@@ -731,6 +766,16 @@ extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
 extern "C" int rnbd_clt_cxx_queue_rq(void* device, void* hctx, void* rq, void* pdu) noexcept
 {
     return static_cast<Device*>(device)->queue_rq(hctx, rq, *static_cast<IoRequest*>(pdu));
+}
+
+extern "C" void rnbd_clt_cxx_map_queues(void* device, void* tag_set) noexcept
+{
+    static_cast<Device*>(device)->map_queues(tag_set);
+}
+
+extern "C" int rnbd_clt_cxx_poll(void* device, unsigned int queue_num) noexcept
+{
+    return static_cast<Device*>(device)->poll(queue_num);
 }
 
 extern "C" void rnbd_clt_cxx_complete_rq(void* rq, void* pdu) noexcept

@@ -129,6 +129,10 @@ public:
     // The IO path (kapi-blk upcalls).
     void init_request(IoRequest& io);
     int queue_rq(void* hctx, void* rq, IoRequest& io);
+    // Lays out the tag set's maps: default (and read) queues, then the polled ones.
+    void map_queues(void* tag_set);
+    // Reaps the transport's polled connection behind polled queue `queue_num`.
+    int poll(u32 queue_num);
     static void io_done(void* context, int error);
     void complete_rq(IoRequest& io);
     int timeout(IoRequest& io);
@@ -184,6 +188,7 @@ private:
     const AccessMode access_mode_;
     const IoMode io_mode_;
     const u32 poll_queues_;
+    u32 default_queues_ = 0;  // hardware queues before the polled ones
 
     Atomic<u8> state_{u8(DeviceState::kInit)};
     Atomic<u32> remote_id_{0};
@@ -233,6 +238,7 @@ public:
     u32 queue_depth() const { return attributes_.queue_depth; }
     u32 max_io_size() const { return attributes_.max_io_size; }
     u32 max_segments() const { return attributes_.max_segments; }
+    u32 poll_queues() const { return attributes_.poll_queues; }
     bool connected() const { return connected_.load(cxxrt::MemoryOrder::kRelaxed); }
 
     // Outages: link_state_ = epoch << 2 | mode. DISCONNECTED starts a new

@@ -202,8 +202,8 @@ void kapi_irq_poll_complete(void *iop) KAPI_NOEXCEPT;
 void kapi_irq_poll_disable(void *iop) KAPI_NOEXCEPT;
 
 /*
- * Bottom halves off/on around the reaping of a KABI_IB_POLL_DIRECT CQ from
- * process context, so its done callbacks run as they would in softirq.
+ * Bottom halves off/on: around per-CPU statistics that completion handlers
+ * update both in softirq and, for polled connections, in the polling task.
  */
 void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
 void kapi_local_bh_enable(void) KAPI_NOEXCEPT;

@@ -226,6 +226,17 @@ Result<void> ClientConnection::post_heartbeat(u32 imm)
     return connection_->qp().post_write_imm(&send_done_, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
 }
 
+int ClientConnection::poll()
+{
+    // Two pollers of one queue (two io_uring rings, say) would run the
+    // handlers of one connection side by side, which softirq never does.
+    if (polling_.load(cxxrt::MemoryOrder::kRelaxed) || polling_.exchange(true))
+        return 0;
+    const int reaped = connection_->cq().poll_direct(kPollBudget);
+    polling_.store(false);
+    return reaped;
+}
+
 void ReceiveSlot::on_done(const ib::WorkCompletion& wc) { connection_.on_receive(*this, wc); }
 
 void ClientConnection::on_receive(ReceiveSlot& slot, const ib::WorkCompletion& wc)

@@ -66,6 +66,22 @@ int rtrs_client_request(struct rtrs_client_session *session, struct rtrs_client_
 }
 EXPORT_SYMBOL_GPL(rtrs_client_request);
 
+int rtrs_client_request_polled(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
+			       unsigned int poll_queue, enum rtrs_direction direction, unsigned int header_length,
+			       struct scatterlist *sg, unsigned int sg_count, unsigned int data_length,
+			       rtrs_client_done_fn done, void *done_context)
+{
+	return rtrs_clt_cxx_request_polled(session, permit, poll_queue, direction, header_length, sg, sg_count,
+					   data_length, done, done_context);
+}
+EXPORT_SYMBOL_GPL(rtrs_client_request_polled);
+
+int rtrs_client_poll(struct rtrs_client_session *session, unsigned int poll_queue)
+{
+	return rtrs_clt_cxx_poll(session, poll_queue);
+}
+EXPORT_SYMBOL_GPL(rtrs_client_poll);
+
 int rtrs_client_set_io_hold_timeout(struct rtrs_client_session *session, unsigned int timeout_ms)
 {
 	return rtrs_clt_cxx_set_io_hold_timeout(session, timeout_ms);

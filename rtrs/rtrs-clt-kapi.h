@@ -35,6 +35,11 @@ int rtrs_clt_cxx_request(struct rtrs_client_session *session, struct rtrs_client
 			 enum rtrs_direction direction, unsigned int header_length, struct scatterlist *sg,
 			 unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
 			 void *done_context) KAPI_NOEXCEPT;
+int rtrs_clt_cxx_request_polled(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
+				unsigned int poll_queue, enum rtrs_direction direction, unsigned int header_length,
+				struct scatterlist *sg, unsigned int sg_count, unsigned int data_length,
+				rtrs_client_done_fn done, void *done_context) KAPI_NOEXCEPT;
+int rtrs_clt_cxx_poll(struct rtrs_client_session *session, unsigned int poll_queue) KAPI_NOEXCEPT;
 int rtrs_clt_cxx_set_io_hold_timeout(struct rtrs_client_session *session, unsigned int timeout_ms) KAPI_NOEXCEPT;
 void rtrs_clt_cxx_abort(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
 			int final) KAPI_NOEXCEPT;

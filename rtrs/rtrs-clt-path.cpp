@@ -67,10 +67,12 @@ Path::~Path()
 Result<void> Path::init()
 {
     kapi_rtrs_clt_random_bytes(uuid_.bytes, sizeof(uuid_.bytes));
-    // One IO connection per online CPU plus the service connection.
-    connection_count_ = cxxrt::num_online_cpus() + 1;
-    if (connection_count_ > wire::kMaxConnectionsPerPath)
-        connection_count_ = wire::kMaxConnectionsPerPath;
+    // The service connection, one IO connection per online CPU, then the
+    // polled ones (upstream's order: the server sees only more connections).
+    poll_connection_count_ = session_.poll_queues();
+    irq_connection_count_ =
+        cxxrt::min<u32>(cxxrt::num_online_cpus() + 1, wire::kMaxConnectionsPerPath - poll_connection_count_);
+    connection_count_ = irq_connection_count_ + poll_connection_count_;
     connections_ = cxxrt::allocate_array<ClientConnection*>(Gfp::kernel(), connection_count_);
     if (!connections_)
         return Error(cxxrt::err::kNoMem);
@@ -132,7 +134,9 @@ ib::ConnectionConfig Path::connection_config(u16 cid, ib::Device device) const
     config.qp.max_recv_sge = 1;
     config.cq_size = int(send + receive);
     config.comp_vector = cid == 0 ? 0 : int(cid - 1);
-    config.poll = ib::PollContext::kSoftirq;
+    // Polled connections are reaped by their callers (rtrs_client_poll):
+    // no interrupts, no softirq.
+    config.poll = polled_connection(cid) ? ib::PollContext::kDirect : ib::PollContext::kSoftirq;
     config.batches = ib::BatchObserver{&Path::count_batch, const_cast<Path*>(this)};
     return config;
 }
@@ -602,14 +606,29 @@ void Path::leave_submission()
         submitters_idle_.wake_up_all();
 }
 
-ClientConnection* Path::io_connection()
+ClientConnection* Path::io_connection(const Permit& permit)
 {
+    if (permit.poll_queue != Permit::kNotPolled && poll_connection_count_)
+        return connections_[irq_connection_count_ + u32(permit.poll_queue) % poll_connection_count_];
     // The IO connection of the submitting CPU (cids 1..N), so completions
     // come back on that CPU's completion vector.
-    u32 io_connections = connection_count_ - 1;
+    u32 io_connections = irq_connection_count_ - 1;
     if (io_connections == 0)
         return connections_[0];
     return connections_[1 + kapi_smp_processor_id() % io_connections];
+}
+
+int Path::poll(u32 poll_queue)
+{
+    if (poll_connection_count_ == 0)
+        return 0;
+    submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int reaped = 0;
+    if (connected())
+        reaped = connections_[irq_connection_count_ + poll_queue % poll_connection_count_]->poll();
+    leave_submission();
+    return reaped;
 }
 
 namespace {
@@ -654,7 +673,7 @@ Result<void> Path::submit(Permit& permit)
         leave_submission();
         return Error(cxxrt::err::kBusy);
     }
-    ClientConnection* connection = io_connection();
+    ClientConnection* connection = io_connection(permit);
     const bool is_read = permit.direction == RTRS_READ;
     const u32 lkey = pd_->local_dma_lkey();
     u8* message = request.message_->data();
@@ -856,6 +875,7 @@ void Path::complete_request(const ReceiveDecision& response)
     const bool invalidate_locally = answer.value().invalidate_locally;
     {
         // Where the answer arrived (stats/cpu_migration).
+        BottomHalvesOff bh;
         cxxrt::CpuGuard cpu;
         ClientCpuStats& here = stats_.this_cpu(cpu);
         if (cpu.cpu() != request.submit_cpu_) {
@@ -905,10 +925,14 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
     finish_request(request, error);
 }
 
-void Path::count_batch(void* context, u32 completions, bool)
+void Path::count_batch(void* context, u32 completions, bool polled)
 {
-    static_cast<Path*>(context)->stats_.with_this_cpu(
-        [completions](ClientCpuStats& stats) { record_completions(stats.completions, completions); });
+    BottomHalvesOff bh;
+    static_cast<Path*>(context)->stats_.with_this_cpu([completions, polled](ClientCpuStats& stats) {
+        record_completions(stats.completions, completions);
+        if (polled)
+            record_polled(stats, completions);
+    });
 }
 
 void PathRequest::on_invalidated(const ib::WorkCompletion& wc)
@@ -931,7 +955,10 @@ void Path::finish_request(PathRequest& request, int error)
         // Submission to answer, as the user sees it (stats/rdma_lat).
         const u64 elapsed_ms = (now_ns() - request.submitted_ns_) / 1000000;
         const Direction direction = permit->direction == RTRS_READ ? Direction::kRead : Direction::kWrite;
-        stats_.with_this_cpu([&](ClientCpuStats& stats) { record_latency(stats, direction, elapsed_ms); });
+        {
+            BottomHalvesOff bh;
+            stats_.with_this_cpu([&](ClientCpuStats& stats) { record_latency(stats, direction, elapsed_ms); });
+        }
         Session::complete(*permit, error);
     }
 }

@@ -36,6 +36,8 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         return Error(cxxrt::err::kInval);
     if (!IoHold::valid(params.io_hold_timeout_ms))
         return Error(cxxrt::err::kInval);
+    if (params.poll_queues > kMaxPollQueues)
+        return Error(cxxrt::err::kInval);
 
     auto made = CXXRT_TRY(cxxrt::make_unique<Session>(Gfp::kernel()));
     Session& session = *made;
@@ -56,6 +58,7 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         (void)session.hold_.set_timeout(params.io_hold_timeout_ms);
     }
     session.user_header_size_ = params.user_header_size;
+    session.poll_queues_ = params.poll_queues;
     session.port_ = params.paths[0].destination.port;
     session.cursors_ = CXXRT_TRY(cxxrt::PerCpu<u32>::create(Gfp::kernel()));
     session.paths_ = cxxrt::allocate_array<Path*>(Gfp::kernel(), kMaxPaths);
@@ -306,6 +309,7 @@ void Session::query(rtrs_client_attributes& attributes) const
     attributes.queue_depth = queue_depth_;
     attributes.max_io_size = max_io_size_;
     attributes.max_segments = max_segments_;
+    attributes.poll_queues = poll_queues_;
     cxxrt::copy_bytes(attributes.session_name, name_, sizeof(attributes.session_name));
 }
 
@@ -329,11 +333,14 @@ void Session::put_permit(Permit& permit)
 }
 
 int Session::request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
-                     u32 data_length, rtrs_client_done_fn done, void* done_context)
+                     u32 data_length, rtrs_client_done_fn done, void* done_context, int poll_queue)
 {
     if (!done || header_length > user_header_size_ || data_length > max_io_size_ ||
         (direction != RTRS_READ && direction != RTRS_WRITE))
         return -cxxrt::err::kInval;
+    if (poll_queue != Permit::kNotPolled && (poll_queue < 0 || u32(poll_queue) >= poll_queues_))
+        return -cxxrt::err::kInval;
+    permit.poll_queue = poll_queue;
     if (data_length && (!sg || sg_count == 0 || sg_count > max_segments_))
         return -cxxrt::err::kInval;
     permit.direction = direction;
@@ -392,6 +399,20 @@ Result<void> Session::submit(Permit& permit, Path* excluded)
         excluded_index = chosen;
     }
     return last;
+}
+
+int Session::poll(u32 poll_queue)
+{
+    if (poll_queue >= poll_queues_)
+        return -cxxrt::err::kInval;
+    // Every connected path: IO of this queue may have failed over to any.
+    cxxrt::RcuReadGuard rcu;
+    int reaped = 0;
+    const u32 count = slot_count();
+    for (u32 i = 0; i < count; ++i)
+        if (Path* path = path_at(i))
+            reaped += path->poll(poll_queue);
+    return reaped;
 }
 
 void Session::fail_over(Permit& permit, Path& failed)

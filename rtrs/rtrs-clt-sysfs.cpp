@@ -424,6 +424,19 @@ Result<void> Path::store_wc_completion(Input& in)
     return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_completions(stats); });
 }
 
+Result<void> Path::show_poll_completions(Output& out)
+{
+    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+        out.commit(format_client_polled(stats, out.remaining()));
+    });
+}
+
+Result<void> Path::store_poll_completions(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_polled(stats); });
+}
+
 // --- the tables (after the handlers: gcc evaluates them only once defined) ---
 
 namespace {
@@ -460,6 +473,7 @@ constexpr sysfs::Attribute<Path> kStatsAttributes[] = {
     {"sg_entries", 0644, &Path::show_sg_entries, &Path::store_sg_entries},
     {"rdma_lat", 0644, &Path::show_rdma_lat, &Path::store_rdma_lat},
     {"wc_completion", 0644, &Path::show_wc_completion, &Path::store_wc_completion},
+    {"poll_completions", 0644, &Path::show_poll_completions, &Path::store_poll_completions},
     {"reset_all", 0644, nullptr, &Path::store_reset_all, "echo 1 to reset all statistics\n"},
 };
 constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);

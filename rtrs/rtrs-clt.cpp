@@ -151,6 +151,25 @@ extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_pe
                                         done, done_context);
 }
 
+extern "C" int rtrs_clt_cxx_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
+                                           unsigned int poll_queue, rtrs_direction direction,
+                                           unsigned int header_length, scatterlist* sg, unsigned int sg_count,
+                                           unsigned int data_length, rtrs_client_done_fn done,
+                                           void* done_context) noexcept
+{
+    if (!session || !permit)
+        return -cxxrt::err::kInval;
+    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
+                                        done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
+}
+
+extern "C" int rtrs_clt_cxx_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept
+{
+    if (!session)
+        return -cxxrt::err::kInval;
+    return session_of(session)->poll(poll_queue);
+}
+
 extern "C" int rtrs_clt_cxx_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
 {
     if (!session)

@@ -68,6 +68,10 @@ class ClientConnection;
 
 // Limits of this implementation.
 inline constexpr u32 kMaxPaths = RTRS_MAX_PATHS;  // paths per session (upstream: 128)
+inline constexpr u32 kMaxPollQueues = RTRS_MAX_POLL_QUEUES;  // polled connections per path
+// Completions one rtrs_client_poll reaps per path at most: a poller gets
+// back to its caller (which checks its own IO) soon.
+inline constexpr int kPollBudget = 64;
 inline constexpr u32 kMaxSegments = 128;         // pages of one fast-reg MR (upstream's value)
 inline constexpr u32 kMaxSge = 32;               // SGEs of one WRITE (data entries + 1)
 inline constexpr u32 kServiceReceives = 64;      // heartbeats on cid 0
@@ -123,6 +127,15 @@ inline bool fault_applies(const u64& mask, u32 path_index)
         return true;
     return path_index < 64 && ((value >> path_index) & 1) != 0;
 }
+
+// Completion handlers of polled connections run in the polling task, those
+// of the others in softirq: per-CPU statistics both update are changed
+// with bottom halves off, so a softirq on the same CPU cannot interleave.
+class BottomHalvesOff : cxxrt::Pinned {
+public:
+    BottomHalvesOff() { kapi_local_bh_disable(); }
+    ~BottomHalvesOff() { kapi_local_bh_enable(); }
+};
 
 // The module's workqueue (rtrs-clt.cpp): error, reconnect and heartbeat work.
 cxxrt::Workqueue& workqueue();
@@ -188,6 +201,11 @@ struct Permit : cxxrt::Pinned {
     u32 data_length = 0;
     rtrs_client_done_fn done = nullptr;
     void* done_context = nullptr;
+    // rtrs_client_request_polled: the polled connection (of any path) that
+    // carries the IO, also after a fail-over; kNotPolled: the submitting
+    // CPU's interrupt-driven one.
+    static constexpr int kNotPolled = -1;
+    int poll_queue = kNotPolled;
     // The slot of the path carrying the IO (Path::submit), for abort().
     Atomic<u32> path_index{0};
     // rtrs_client_abort(final): a fail-over completes it with -ETIMEDOUT.
@@ -274,6 +292,10 @@ public:
     const codec::ConnRspFields& response() const { return response_; }
     ib::Completion& send_done() { return send_done_; }
     Result<void> post_heartbeat(u32 imm);
+    // A polled connection (kDirect CQ): reaps up to kPollBudget completions
+    // here, unless another caller is reaping them right now (then 0).
+    // Only while the path is connected (Path::poll).
+    int poll();
     // Taken (irqsave) around every send-queue post on this QP. When rxe
     // (Debian 6.1, rxe_req.c: req_retry) retransmits it rewinds to the
     // oldest unacknowledged WR and executes again every local operation
@@ -314,6 +336,8 @@ private:
     ObjectArray<ReceiveSlot> receive_slots_;
     ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::clt::ClientConnection::post_lock_">};
+    // A caller is reaping this polled connection's CQ (poll()).
+    Atomic<bool> polling_{false};
 };
 
 class Path : cxxrt::Pinned {
@@ -336,6 +360,9 @@ public:
     void connection_lost(u16 cid, const char* why);
     // Any context, no sleep: carries the permit's IO on this path.
     Result<void> submit(Permit& permit);
+    // Any context, no sleep: reaps polled connection `poll_queue` if the
+    // path is connected (a submitter meanwhile, so teardown waits for it).
+    int poll(u32 poll_queue);
     // Softirq: one receive of connection `cid`, checked and acted on
     // (answers, invalidations, heartbeats); a violation fails the path.
     void on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan payload);
@@ -361,6 +388,9 @@ public:
     ib::ConnectionConfig connection_config(u16 cid, ib::Device device) const;
     Result<cxxrt::size_t> build_conn_req(u16 cid, cxxrt::ByteSpan out) const;
     u16 connection_count() const { return u16(connection_count_); }
+    // cids 1 .. irq_connections-1 carry IO with interrupts, the
+    // poll_connections after them are polled (kDirect CQs).
+    bool polled_connection(u16 cid) const { return cid >= irq_connection_count_; }
 
     // sysfs (rtrs-clt-sysfs.cpp); process context.
     void create_sysfs();
@@ -385,6 +415,8 @@ public:
     Result<void> store_rdma_lat(cxxrt::sysfs::Input& in);
     Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
     Result<void> store_wc_completion(cxxrt::sysfs::Input& in);
+    Result<void> show_poll_completions(cxxrt::sysfs::Output& out);
+    Result<void> store_poll_completions(cxxrt::sysfs::Input& in);
     Result<void> show_rdma(cxxrt::sysfs::Output& out);
     Result<void> store_rdma(cxxrt::sysfs::Input& in);
     Result<void> show_reconnects(cxxrt::sysfs::Output& out);
@@ -420,7 +452,9 @@ private:
     void send_heartbeat();    // heartbeat_work_
     // Fires one of the rtrs_clt trace events with this path's figures.
     void trace(kapi_trace_rtrs_clt_path_event event) const;
-    ClientConnection* io_connection();
+    // The connection for the permit's IO: its polled connection, or the
+    // submitting CPU's.
+    ClientConnection* io_connection(const Permit& permit);
     // Fault injection (process context, fault_work_ or the heartbeat):
     // moves every QP of the path to the error state.
     void inject_qp_error();
@@ -447,7 +481,9 @@ private:
     bool connected_once_ = false;
     const bool first_conn_;  // may create the session on the server
     bool counted_up_ = false;  // counted in the session's connected paths
-    u32 connection_count_ = 0;
+    u32 connection_count_ = 0;      // all: service + interrupt-driven IO + polled
+    u32 irq_connection_count_ = 0;  // the service connection and the interrupt-driven IO ones
+    u32 poll_connection_count_ = 0; // the session's poll_queues
     ClientConnection** connections_ = nullptr;
     RefPtr<ib::ProtectionDomain> pd_;
     codec::ConnRspFields params_;
@@ -497,8 +533,12 @@ public:
     void query(rtrs_client_attributes& attributes) const;
     Permit* get_permit(rtrs_wait wait);
     void put_permit(Permit& permit);
+    // poll_queue: Permit::kNotPolled, or a polled connection's index.
     int request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
-                u32 data_length, rtrs_client_done_fn done, void* done_context);
+                u32 data_length, rtrs_client_done_fn done, void* done_context, int poll_queue = Permit::kNotPolled);
+    // rtrs_client_poll: reaps polled connection poll_queue of every path.
+    int poll(u32 poll_queue);
+    u32 poll_queues() const { return poll_queues_; }
 
     // Picks a connected path (not `excluded`) and submits; error if none took it.
     Result<void> submit(Permit& permit, Path* excluded);
@@ -555,6 +595,7 @@ private:
     u32 reconnect_delay_seconds_ = 0;
     Atomic<int> max_reconnect_attempts_{-1};
     u32 user_header_size_ = 0;
+    u32 poll_queues_ = 0;  // polled connections per path
     // kMaxPaths slots, published with release stores and read under RCU by
     // the IO path; slots_ is the high-water mark of used slots. Removal
     // clears a slot and waits for an RCU grace period before freeing.

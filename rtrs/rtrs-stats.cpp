@@ -163,6 +163,14 @@ void record_completions(CompletionCounters& counters, u32 handled_in_this_call)
     ++counters.calls;
 }
 
+void record_polled(ClientCpuStats& stats, u32 reaped_in_this_poll)
+{
+    if (reaped_in_this_poll == 0)
+        return;
+    stats.polled.completions += reaped_in_this_poll;
+    ++stats.polled.polls;
+}
+
 void record_migration_to(ClientCpuStats& stats) { ++stats.migrations_to; }
 
 // --- reset ---
@@ -225,6 +233,12 @@ void reset_completions(Span<ServerCpuStats> per_cpu)
         clear_completions(cpu.completions);
 }
 
+void reset_polled(Span<ClientCpuStats> per_cpu)
+{
+    for (ClientCpuStats& cpu : per_cpu)
+        cpu.polled = PollCounters{};
+}
+
 void reset_reconnects(ReconnectCounters& reconnects)
 {
     // Zero, not -1: after a reset the path has been up, so the next
@@ -240,6 +254,7 @@ void reset_all(Span<ClientCpuStats> per_cpu, ReconnectCounters& reconnects)
     reset_sg_entries(per_cpu);
     reset_latency(per_cpu);
     reset_completions(per_cpu);
+    reset_polled(per_cpu);
     reset_reconnects(reconnects);
 }
 
@@ -446,6 +461,22 @@ size_t format_server_completions(Span<const ServerCpuStats> per_cpu, Span<char> 
     text.append_unsigned(sum.total);
     text.append(' ');
     text.append_unsigned(sum.calls);
+    text.append('\n');
+    return text.length();
+}
+
+size_t format_client_polled(Span<const ClientCpuStats> per_cpu, Span<char> out)
+{
+    u64 completions = 0;
+    u64 polls = 0;
+    for (const ClientCpuStats& cpu : per_cpu) {
+        completions = wrapping_add(completions, cpu.polled.completions);
+        polls = wrapping_add(polls, cpu.polled.polls);
+    }
+    TextBuffer text(out);
+    text.append_unsigned(completions);
+    text.append(' ');
+    text.append_unsigned(polls);
     text.append('\n');
     return text.length();
 }

@@ -21,6 +21,7 @@
 //   sg_entries       per-CPU percentage table of sg list lengths                         [seed 000, IBTRS]
 //   rdma_lat         power-of-two ms buckets, read and write columns, then maximum       [seed 000, IBTRS]
 //   wc_completion    client "<max> <average>\n", server "<max> <total> <calls>\n"         [seed 000]
+//   poll_completions client "<completions> <polls>\n": reaped by polling callers         [ours]
 //   reset_all        read: usage text; write "1" (upstream) or "0" (seed) clears all.
 #pragma once
 
@@ -64,6 +65,14 @@ struct CompletionCounters {
     u64 calls = 0;         // polls that reaped at least one
 };
 
+// Completions reaped by callers polling a polled connection
+// (rtrs_client_poll), not by interrupts: polls counted only when they
+// reaped something.
+struct PollCounters {
+    u64 completions = 0;
+    u64 polls = 0;
+};
+
 struct ClientCpuStats {
     DirectionCounters read;
     DirectionCounters write;
@@ -80,6 +89,7 @@ struct ClientCpuStats {
     u64 latency_max_read_ms = 0;
     u64 latency_max_write_ms = 0;
     CompletionCounters completions;
+    PollCounters polled;
 };
 
 struct ServerCpuStats {
@@ -103,6 +113,7 @@ void record_request(ServerCpuStats& stats, Direction direction, u64 bytes);
 void record_latency(ClientCpuStats& stats, Direction direction, u64 milliseconds);
 void record_failover(ClientCpuStats& stats);
 void record_completions(CompletionCounters& counters, u32 handled_in_this_call);
+void record_polled(ClientCpuStats& stats, u32 reaped_in_this_poll);
 // Only the "to" side: see migrations_from above.
 void record_migration_to(ClientCpuStats& stats);
 
@@ -118,6 +129,7 @@ void reset_sg_entries(Span<ClientCpuStats> per_cpu);
 void reset_latency(Span<ClientCpuStats> per_cpu);
 void reset_completions(Span<ClientCpuStats> per_cpu);
 void reset_completions(Span<ServerCpuStats> per_cpu);
+void reset_polled(Span<ClientCpuStats> per_cpu);
 void reset_reconnects(ReconnectCounters& reconnects);
 // Everything above; the glue also zeroes its inflight counter.
 void reset_all(Span<ClientCpuStats> per_cpu, ReconnectCounters& reconnects);
@@ -142,6 +154,7 @@ size_t format_sg_entries(Span<const ClientCpuStats> per_cpu, Span<char> out);
 size_t format_rdma_latency(Span<const ClientCpuStats> per_cpu, Span<char> out);
 size_t format_client_completions(Span<const ClientCpuStats> per_cpu, Span<char> out);
 size_t format_server_completions(Span<const ServerCpuStats> per_cpu, Span<char> out);
+size_t format_client_polled(Span<const ClientCpuStats> per_cpu, Span<char> out);
 size_t format_reset_all_usage(Span<char> out);
 
 }  // namespace rtrs

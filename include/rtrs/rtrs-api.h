@@ -74,7 +74,10 @@ struct rtrs_client_open_params {
 	unsigned int reconnect_delay_seconds;
 	int max_reconnect_attempts;            /* -1: forever */
 	unsigned int user_header_size;         /* bytes of user header space per permit */
-	unsigned int poll_queues;              /* extra polled connections per path */
+	/* Polled connections per path, 0 .. RTRS_MAX_POLL_QUEUES: IO sent with
+	 * rtrs_client_request_polled(), whose completions only
+	 * rtrs_client_poll() reaps (no interrupts). */
+	unsigned int poll_queues;
 	/* How long the user holds IO with no path connected before
 	 * RTRS_LINK_HOLD_EXPIRED; 0 = at once. 0 ... 3600000, else -EINVAL.
 	 * Also /sys/class/rtrs-client/<session>/io_hold_timeout_ms. */
@@ -82,11 +85,13 @@ struct rtrs_client_open_params {
 };
 
 #define RTRS_MAX_PATHS 128
+#define RTRS_MAX_POLL_QUEUES 1024
 
 struct rtrs_client_attributes {
 	unsigned int queue_depth;              /* permits (server chunks) */
 	unsigned int max_io_size;              /* bytes of data per IO */
 	unsigned int max_segments;             /* scatterlist entries per IO */
+	unsigned int poll_queues;              /* as opened */
 	char session_name[256];
 };
 
@@ -127,6 +132,26 @@ int rtrs_client_request(struct rtrs_client_session *session, struct rtrs_client_
 			enum rtrs_direction direction, unsigned int header_length,
 			struct scatterlist *sg, unsigned int sg_count, unsigned int data_length,
 			rtrs_client_done_fn done, void *done_context) RTRS_API_NOEXCEPT;
+
+/*
+ * As rtrs_client_request, on the polled connection `poll_queue` (below the
+ * session's poll_queues, else -EINVAL) of whichever path carries it (also
+ * after a fail-over): `done` runs from rtrs_client_poll(session,
+ * poll_queue), or from the path's teardown. KAPI: as rtrs_client_request.
+ */
+int rtrs_client_request_polled(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
+			       unsigned int poll_queue, enum rtrs_direction direction, unsigned int header_length,
+			       struct scatterlist *sg, unsigned int sg_count, unsigned int data_length,
+			       rtrs_client_done_fn done, void *done_context) RTRS_API_NOEXCEPT;
+/*
+ * Reaps the completions of polled connection `poll_queue` on every
+ * connected path, running the `done` of the IO they finish here; returns
+ * how many completions it reaped (0: none yet), or -EINVAL for a
+ * `poll_queue` the session does not have. Two callers on one queue do not
+ * wait for each other: the second reaps nothing. KAPI: any context that
+ * may not sleep (bottom halves are turned off while it reaps).
+ */
+int rtrs_client_poll(struct rtrs_client_session *session, unsigned int poll_queue) RTRS_API_NOEXCEPT;
 
 /*
  * The session's io_hold_timeout_ms (as its sysfs file): 0 or -EINVAL

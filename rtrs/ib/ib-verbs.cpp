@@ -84,10 +84,8 @@ CompletionQueue::~CompletionQueue()
 
 int CompletionQueue::poll_direct(int budget)
 {
-    kapi_local_bh_disable();
     const int reaped = kapi_ib_process_cq_direct(raw_, budget);
     observe(reaped, true);
-    kapi_local_bh_enable();
     return reaped;
 }
 

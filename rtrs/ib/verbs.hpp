@@ -71,9 +71,11 @@ public:
     ~CompletionQueue();
 
     // For PollContext::kDirect only: runs up to budget (-1: no limit)
-    // completion handlers in the caller's context with bottom halves off
-    // (handlers are written for softirq); returns how many ran. The caller
-    // keeps two pollers of one CQ apart. Process context, no sleep.
+    // completion handlers in the caller's context; returns how many ran.
+    // The caller keeps two pollers of one CQ apart. Process context, no
+    // sleep, bottom halves on: a polled block request must complete in task
+    // context (Linux 6.1's bio_put WARNs on a cached bio freed with bottom
+    // halves off), so handlers must not assume softirq.
     int poll_direct(int budget);
     int size() const { return size_; }
     PollContext poll_context() const { return poll_; }

@@ -28,6 +28,7 @@ struct Model {
     u64 server_read_count = 0, server_read_bytes = 0, server_write_count = 0, server_write_bytes = 0;
     u32 completion_max = 0;
     u64 completion_total = 0, completion_calls = 0;
+    u64 polled_completions = 0, polls = 0;
 };
 
 struct State {
@@ -63,7 +64,7 @@ size_t format(const State& state, int which, cxxrt::Span<char> out)
     case 9: return format_client_completions(client, out);
     case 10: return format_server_completions(server, out);
     case 11: return format_reset_all_usage(out);
-    default: return format_server_completions(server, out);
+    default: return format_client_polled(client, out);
     }
 }
 
@@ -104,6 +105,10 @@ void check_against_model(const State& state)
     read_file(state, 3, page);
     snprintf(expected, sizeof(expected), "%d %d\n", state.reconnects.successful, state.reconnects.failed);
     FUZZ_CHECK(equals_text(page, expected));
+    read_file(state, 12, page);
+    snprintf(expected, sizeof(expected), "%llu %llu\n", (unsigned long long)m.polled_completions,
+             (unsigned long long)m.polls);
+    FUZZ_CHECK(equals_text(page, expected));
     read_file(state, 10, page);
     snprintf(expected, sizeof(expected), "%u %llu %llu\n", m.completion_max, (unsigned long long)m.completion_total,
              (unsigned long long)m.completion_calls);
@@ -135,7 +140,7 @@ void reset_client_group(State& state, int group)
     const cxxrt::Span<ClientCpuStats> client(state.client, kCpus);
     // The file each group shows, before and after; all other files keep
     // their text.
-    static const int kGroupFile[] = {0, 4, 7, 8, 9};
+    static const int kGroupFile[] = {0, 4, 7, 8, 9, 12};
     Page before[kFormatterCount];
     for (int i = 0; i < kFormatterCount; ++i)
         read_file(state, i, before[i]);
@@ -148,7 +153,11 @@ void reset_client_group(State& state, int group)
     case 1: reset_cpu_migration(client); break;
     case 2: reset_sg_entries(client); break;
     case 3: reset_latency(client); break;
-    default: reset_completions(client); break;
+    case 4: reset_completions(client); break;
+    default:
+        reset_polled(client);
+        state.model.polled_completions = state.model.polls = 0;
+        break;
     }
     State fresh;
     for (int i = 0; i < kFormatterCount; ++i) {
@@ -206,7 +215,13 @@ void step(State& state, fuzz::Input& input)
             m.completion_total += handled;
             ++m.completion_calls;
         }
-        record_completions(client.completions, input.take_u8());
+        const u8 reaped = input.take_u8();
+        record_completions(client.completions, reaped);
+        record_polled(client, reaped);
+        if (reaped) {
+            m.polled_completions += reaped;
+            ++m.polls;
+        }
         break;
     }
     case 5:
@@ -256,7 +271,7 @@ void step(State& state, fuzz::Input& input)
     }
     case 9:
         if (++state.resets <= kMaxResets)
-            reset_client_group(state, input.take_u8() % 5);
+            reset_client_group(state, input.take_u8() % 6);
         break;
     default:
         check_bounded_formatting(state, input);

@@ -254,6 +254,27 @@ TEST(RtrsStats, WcCompletionBatches)
               "256 1099511627776 4294967296\n");
 }
 
+// Completions reaped by polling callers (stats/poll_completions).
+TEST(RtrsStats, PollCompletions)
+{
+    std::vector<ClientCpuStats> client(2);
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_polled(cspan(client), out); }), "0 0\n");
+    record_polled(client[0], 3);
+    record_polled(client[1], 5);
+    record_polled(client[1], 0);  // a poll that found nothing
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_polled(cspan(client), out); }), "8 2\n");
+    // Its own group: resetting wc_completion leaves it, reset_all clears it.
+    record_completions(client[0].completions, 3);
+    reset_completions(mspan(client));
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_polled(cspan(client), out); }), "8 2\n");
+    reset_polled(mspan(client));
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_polled(cspan(client), out); }), "0 0\n");
+    record_polled(client[0], 7);
+    ReconnectCounters reconnects;
+    reset_all(mspan(client), reconnects);
+    EXPECT_EQ(page([&](Span<char> out) { return format_client_polled(cspan(client), out); }), "0 0\n");
+}
+
 TEST(RtrsStats, ResetAll)
 {
     std::vector<ClientCpuStats> cpus(2);

@@ -3,6 +3,7 @@
 #include "tools/rnbdctl/cli.hpp"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/sysinfo.h>
 
 #include "tools/rnbdctl/commands.hpp"
@@ -65,6 +66,55 @@ unsigned possible_cpus(const Sysfs& sysfs)
     int count = get_nprocs_conf();
     return count > 0 ? unsigned(count) : 1;
 }
+
+int run_subcommand(Context& context, const char* group, const char* synopsis, const Subcommand* table, size_t count,
+                   const Args& args)
+{
+    const std::string usage = std::string(group) + " " + synopsis;
+    if (args.empty())
+        return context.usage(group, usage);
+    const Args rest(args.begin() + 1, args.end());
+    for (size_t index = 0; index < count; ++index)
+        if (args[0] == table[index].name)
+            return table[index].handler(context, rest);
+    return context.usage(group, "unknown command '" + args[0] + "'; " + usage);
+}
+
+void print_json(const Context& context, const JsonWriter& json) { fputs(json.text().c_str(), context.out); }
+
+bool parse_words(const Context& context, const std::string& command, const Args& args, size_t words,
+                 const std::string& usage, Arguments& parsed, int& code, const std::vector<OptionSpec>& specs)
+{
+    std::string error;
+    if (!parse_arguments(args, specs, parsed, error)) {
+        code = context.usage(command, error);
+        return false;
+    }
+    if (parsed.positionals.size() != words) {
+        code = context.usage(command, usage);
+        return false;
+    }
+    return true;
+}
+
+bool parse_list_kind(const Context& context, const std::string& command, const Args& args, std::string& kind,
+                     int& code)
+{
+    Arguments parsed;
+    std::string error;
+    if (!parse_arguments(args, {}, parsed, error)) {
+        code = context.usage(command, error);
+        return false;
+    }
+    kind = parsed.positionals.empty() ? "devices" : parsed.positionals[0];
+    if (parsed.positionals.size() > 1 || (kind != "devices" && kind != "sessions")) {
+        code = context.usage(command, command + " [devices|sessions]");
+        return false;
+    }
+    return true;
+}
+
+std::string file_error(int error) { return std::string(strerror(error)) + " (" + errno_name(error) + ")"; }
 
 int run(const std::vector<std::string>& args, const RunOptions& options)
 {

@@ -12,7 +12,26 @@ namespace rnbdctl {
 
 namespace {
 
-void print_json(const Context& context, JsonWriter& json) { fputs(json.text().c_str(), context.out); }
+// resize and remap: one write to the device's attribute directory, then
+// (with --json) the device as it is after the write, so a script sees the
+// new size without a second call.
+int write_device_attribute(Context& context, Operation operation, const char* command, const std::string& argument,
+                           const char* attribute, const std::string& value)
+{
+    const std::string what = std::string(command) + " " + argument;
+    std::string name;
+    int code = 0;
+    if (!resolve_device(context, what, argument, name, code))
+        return code;
+    if (int write_error = context.sysfs.write(client_device_dir(context.sysfs, name) + "/" + attribute, value))
+        return context.write_failed(operation, what, write_error);
+    if (!context.json())
+        return kExitOk;
+    ClientDevice device;
+    if (!read_client_device(context.sysfs, name, device))
+        return context.fail(what, "the device went away", kExitNotFound);
+    return print_document(context, [&](JsonWriter& json) { json_client_device(json, device, "device"); });
+}
 
 }  // namespace
 
@@ -135,109 +154,46 @@ int command_unmap(Context& context, const Args& args)
 int command_resize(Context& context, const Args& args)
 {
     Arguments parsed;
+    int code = 0;
+    if (!parse_words(context, "resize", args, 2, "give a device and a size", parsed, code))
+        return code;
     std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("resize", error);
-    if (parsed.positionals.size() != 2)
-        return context.usage("resize", "give a device and a size");
     uint64_t sectors = 0;
     if (!parse_size_sectors(parsed.positionals[1], sectors, error))
         return context.usage("resize", error);
-    const std::string what = "resize " + parsed.positionals[0];
-    std::string name;
-    int code = 0;
-    if (!resolve_device(context, what, parsed.positionals[0], name, code))
-        return code;
-    if (int write_error = context.sysfs.write(client_device_dir(context.sysfs, name) + "/resize", std::to_string(sectors)))
-        return context.write_failed(Operation::kResize, what, write_error);
-    if (context.json()) {
-        ClientDevice device;
-        if (!read_client_device(context.sysfs, name, device))
-            return context.fail(what, "the device went away", kExitNotFound);
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion);
-        json_client_device(json, device, "device");
-        json.end_object();
-        print_json(context, json);
-    }
-    return kExitOk;
+    return write_device_attribute(context, Operation::kResize, "resize", parsed.positionals[0], "resize",
+                                  std::to_string(sectors));
 }
 
 int command_remap(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("remap", error);
-    if (parsed.positionals.size() != 1)
-        return context.usage("remap", "give one device");
-    const std::string what = "remap " + parsed.positionals[0];
-    std::string name;
     int code = 0;
-    if (!resolve_device(context, what, parsed.positionals[0], name, code))
+    if (!parse_words(context, "remap", args, 1, "give one device", parsed, code))
         return code;
-    if (int write_error = context.sysfs.write(client_device_dir(context.sysfs, name) + "/remap_device", "1"))
-        return context.write_failed(Operation::kRemap, what, write_error);
-    if (context.json()) {
-        ClientDevice device;
-        if (!read_client_device(context.sysfs, name, device))
-            return context.fail(what, "the device went away", kExitNotFound);
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion);
-        json_client_device(json, device, "device");
-        json.end_object();
-        print_json(context, json);
-    }
-    return kExitOk;
+    return write_device_attribute(context, Operation::kRemap, "remap", parsed.positionals[0], "remap_device", "1");
 }
 
 int command_list(Context& context, const Args& args)
 {
-    Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("list", error);
-    const std::string what = parsed.positionals.empty() ? "devices" : parsed.positionals[0];
-    if (parsed.positionals.size() > 1 || (what != "devices" && what != "sessions"))
-        return context.usage("list", "list [devices|sessions]");
-    if (what == "sessions") {
-        std::vector<ClientSession> sessions = read_client_sessions(context.sysfs);
-        if (!context.json()) {
-            table_client_sessions(context.out, sessions);
-            return kExitOk;
-        }
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).begin_array("sessions");
-        for (const ClientSession& session : sessions)
-            json_client_session(json, session);
-        json.end_array().end_object();
-        print_json(context, json);
-        return kExitOk;
-    }
-    std::vector<ClientDevice> devices = read_client_devices(context.sysfs);
-    if (!context.json()) {
-        table_client_devices(context.out, devices);
-        return kExitOk;
-    }
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion).begin_array("devices");
-    for (const ClientDevice& device : devices)
-        json_client_device(json, device);
-    json.end_array().end_object();
-    print_json(context, json);
-    return kExitOk;
+    std::string what;
+    int code = 0;
+    if (!parse_list_kind(context, "list", args, what, code))
+        return code;
+    if (what == "sessions")
+        return print_list(context, "sessions", read_client_sessions(context.sysfs), table_client_sessions,
+                          [](JsonWriter& json, const ClientSession& session) { json_client_session(json, session); });
+    return print_list(context, "devices", read_client_devices(context.sysfs), table_client_devices,
+                      [](JsonWriter& json, const ClientDevice& device) { json_client_device(json, device); });
 }
 
 int command_show(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("show", error);
-    if (parsed.positionals.size() != 1)
-        return context.usage("show", "give one device");
-    std::string name;
     int code = 0;
+    if (!parse_words(context, "show", args, 1, "give one device", parsed, code))
+        return code;
+    std::string name;
     if (!resolve_device(context, "show " + parsed.positionals[0], parsed.positionals[0], name, code))
         return code;
     ClientDevice device;
@@ -253,16 +209,13 @@ int command_show(Context& context, const Args& args)
         }
         return kExitOk;
     }
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion);
-    json_client_device(json, device, "device");
-    if (have_session)
-        json_client_session(json, session, "session");
-    else
-        json.null("session");
-    json.end_object();
-    print_json(context, json);
-    return kExitOk;
+    return print_document(context, [&](JsonWriter& json) {
+        json_client_device(json, device, "device");
+        if (have_session)
+            json_client_session(json, session, "session");
+        else
+            json.null("session");
+    });
 }
 
 }  // namespace rnbdctl

@@ -219,12 +219,7 @@ int command_map(Context& context, const Args& args)
     ClientDevice mapped;
     if (!read_client_device(context.sysfs, device, mapped))
         return context.fail(what, "mapped as /dev/" + device + ", which went away at once", kExitFailed);
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion);
-    json_client_device(json, mapped, "device");
-    json.end_object();
-    fputs(json.text().c_str(), context.out);
-    return kExitOk;
+    return print_document(context, [&](JsonWriter& json) { json_client_device(json, mapped, "device"); });
 }
 
 }  // namespace rnbdctl

@@ -21,8 +21,6 @@ namespace {
 
 cxxrt::StringView view(const std::string& text) { return cxxrt::StringView(text.data(), text.size()); }
 
-void print_json(const Context& context, JsonWriter& json) { fputs(json.text().c_str(), context.out); }
-
 bool find_session(const Context& context, const std::string& what, const std::string& name, ClientSession& session,
                   int& code)
 {
@@ -72,25 +70,17 @@ int session_list(Context& context, const Args& args)
 int session_show(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("session show", error);
-    if (parsed.positionals.size() != 1)
-        return context.usage("session show", "give one session");
-    ClientSession session;
     int code = 0;
+    if (!parse_words(context, "session show", args, 1, "give one session", parsed, code))
+        return code;
+    ClientSession session;
     if (!find_session(context, "session show " + parsed.positionals[0], parsed.positionals[0], session, code))
         return code;
     if (!context.json()) {
         text_client_session(context.out, session);
         return kExitOk;
     }
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion);
-    json_client_session(json, session, "session");
-    json.end_object();
-    print_json(context, json);
-    return kExitOk;
+    return print_document(context, [&](JsonWriter& json) { json_client_session(json, session, "session"); });
 }
 
 int session_set(Context& context, const Args& args)
@@ -188,11 +178,9 @@ int path_list(Context& context, const Args& args)
 int path_add(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("path add", error);
-    if (parsed.positionals.size() != 2)
-        return context.usage("path add", "give a session and [<src>@]<dst>");
+    int code = 0;
+    if (!parse_words(context, "path add", args, 2, "give a session and [<src>@]<dst>", parsed, code))
+        return code;
     const std::string& name = parsed.positionals[0];
     const std::string& address = parsed.positionals[1];
     const std::string what = "path add " + name + " " + address;
@@ -201,7 +189,6 @@ int path_add(Context& context, const Args& args)
         return context.usage(what, "add_path: expected [<src>@]<dst> or [<src>,]<dst> with ip:<ipv4|ipv6> or "
                                    "gid:<gid> addresses");
     ClientSession session;
-    int code = 0;
     if (!find_session(context, what, name, session, code))
         return code;
     if (int write_error = context.sysfs.write(std::string(kRtrsClientClass) + "/" + name + "/add_path", address))
@@ -221,12 +208,10 @@ int path_add(Context& context, const Args& args)
         fprintf(context.out, "%s\n", added->name.c_str());
         return kExitOk;
     }
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion).string("session", name);
-    json_client_path(json, *added, "path");
-    json.end_object();
-    print_json(context, json);
-    return kExitOk;
+    return print_document(context, [&](JsonWriter& json) {
+        json.string("session", name);
+        json_client_path(json, *added, "path");
+    });
 }
 
 // remove / reconnect / disconnect: "1" to the path's file.
@@ -234,15 +219,12 @@ int path_action(Context& context, const Args& args, const char* action, const ch
 {
     const std::string command = std::string("path ") + action;
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage(command, error);
-    if (parsed.positionals.size() != 2)
-        return context.usage(command, "give a session and a path");
+    int code = 0;
+    if (!parse_words(context, command, args, 2, "give a session and a path", parsed, code))
+        return code;
     const std::string what = command + " " + parsed.positionals[0] + " " + parsed.positionals[1];
     ClientSession session;
     ClientPath path;
-    int code = 0;
     if (!find_session(context, what, parsed.positionals[0], session, code) ||
         !find_path(context, what, session, parsed.positionals[1], path, code))
         return code;
@@ -256,34 +238,31 @@ int path_action(Context& context, const Args& args, const char* action, const ch
 
 int command_session(Context& context, const Args& args)
 {
-    if (args.empty())
-        return context.usage("session", "session list|show|set");
-    const Args rest(args.begin() + 1, args.end());
-    if (args[0] == "list")
-        return session_list(context, rest);
-    if (args[0] == "show")
-        return session_show(context, rest);
-    if (args[0] == "set")
-        return session_set(context, rest);
-    return context.usage("session", "unknown command '" + args[0] + "'; session list|show|set");
+    constexpr Subcommand kSubcommands[] = {{"list", session_list}, {"show", session_show}, {"set", session_set}};
+    return run_subcommand(context, "session", "list|show|set", kSubcommands, args);
 }
 
 int command_path(Context& context, const Args& args)
 {
-    if (args.empty())
-        return context.usage("path", "path list|add|remove|reconnect|disconnect");
-    const Args rest(args.begin() + 1, args.end());
-    if (args[0] == "list")
-        return path_list(context, rest);
-    if (args[0] == "add")
-        return path_add(context, rest);
-    if (args[0] == "remove")
-        return path_action(context, rest, "remove", "remove_path", Operation::kPathRemove);
-    if (args[0] == "reconnect")
-        return path_action(context, rest, "reconnect", "reconnect", Operation::kPathReconnect);
-    if (args[0] == "disconnect")
-        return path_action(context, rest, "disconnect", "disconnect", Operation::kPathDisconnect);
-    return context.usage("path", "unknown command '" + args[0] + "'; path list|add|remove|reconnect|disconnect");
+    // remove, reconnect and disconnect are each one write of "1" to the
+    // path's own attribute (path_action).
+    constexpr Subcommand kSubcommands[] = {
+        {"list", path_list},
+        {"add", path_add},
+        {"remove",
+         [](Context& context, const Args& rest) {
+             return path_action(context, rest, "remove", "remove_path", Operation::kPathRemove);
+         }},
+        {"reconnect",
+         [](Context& context, const Args& rest) {
+             return path_action(context, rest, "reconnect", "reconnect", Operation::kPathReconnect);
+         }},
+        {"disconnect",
+         [](Context& context, const Args& rest) {
+             return path_action(context, rest, "disconnect", "disconnect", Operation::kPathDisconnect);
+         }},
+    };
+    return run_subcommand(context, "path", "list|add|remove|reconnect|disconnect", kSubcommands, args);
 }
 
 }  // namespace rnbdctl

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/context.hpp"
+#include "tools/rnbdctl/view.hpp"
 
 namespace rnbdctl {
 
@@ -30,6 +32,64 @@ int command_restore(Context& context, const Args& args);
 int command_stats(Context& context, const Args& args);
 
 // --- shared by the commands ---
+
+// A command with subcommands (session, path, server) is a table of these;
+// run_subcommand picks the entry args[0] names and prints "GROUP SYNOPSIS"
+// as usage when there is none or it is unknown (cli.cpp).
+struct Subcommand {
+    const char* name;
+    int (*handler)(Context&, const Args&);
+};
+int run_subcommand(Context& context, const char* group, const char* synopsis, const Subcommand* table, size_t count,
+                   const Args& args);
+template <size_t Count>
+int run_subcommand(Context& context, const char* group, const char* synopsis, const Subcommand (&table)[Count],
+                   const Args& args)
+{
+    return run_subcommand(context, group, synopsis, table, Count, args);
+}
+
+void print_json(const Context& context, const JsonWriter& json);
+
+// A command's JSON answer: {"version": kJsonVersion, ...} with the rest
+// written by write_body(json); the exit code is kExitOk.
+template <typename WriteBody>
+int print_document(const Context& context, WriteBody write_body)
+{
+    JsonWriter json;
+    json.begin_object().number("version", kJsonVersion);
+    write_body(json);
+    json.end_object();
+    print_json(context, json);
+    return kExitOk;
+}
+
+// Most commands take a fixed number of words and a few options: false
+// with the usage printed (`usage` when the count of words is wrong) and its
+// exit code in `code`.
+bool parse_words(const Context& context, const std::string& command, const Args& args, size_t words,
+                 const std::string& usage, Arguments& parsed, int& code, const std::vector<OptionSpec>& specs = {});
+
+// `list` and `server list`: one optional word, "devices" (the default) or
+// "sessions", in `kind`; false as parse_words.
+bool parse_list_kind(const Context& context, const std::string& command, const Args& args, std::string& kind,
+                     int& code);
+// "No such file or directory (ENOENT)": a failed file read or write.
+std::string file_error(int error);
+
+// A list command's output: the table, or {"version": .., key: [..]} with
+// write_entry(json, entry) writing each entry; client and server lists
+// differ only in these.
+template <typename Entry, typename WriteEntry>
+int print_list(Context& context, const char* key, const std::vector<Entry>& entries,
+               void (*table)(FILE*, const std::vector<Entry>&), WriteEntry write_entry)
+{
+    if (!context.json()) {
+        table(context.out, entries);
+        return kExitOk;
+    }
+    return print_document(context, [&](JsonWriter& json) { json.array(key, entries, write_entry); });
+}
 
 // "rnbd0", "/dev/rnbd0" or a symlink to it (e.g. a udev name under
 // /dev/rnbd/): the rnbdN name, or an error already printed (its exit code

@@ -42,41 +42,32 @@ void JsonWriter::element(const char* key)
         text_ += json_quote(key) + ": ";
 }
 
-JsonWriter& JsonWriter::begin_object(const char* key)
+JsonWriter& JsonWriter::open(const char* key, char bracket)
 {
     element(key);
-    text_ += "{";
+    text_ += bracket;
     first_.push_back(true);
     return *this;
 }
 
-JsonWriter& JsonWriter::end_object()
+JsonWriter& JsonWriter::close(char bracket)
 {
     bool empty = first_.back();
     first_.pop_back();
+    // An empty container stays on one line: {} or [].
     if (!empty)
         text_ += "\n" + std::string(2 * first_.size(), ' ');
-    text_ += "}";
+    text_ += bracket;
     return *this;
 }
 
-JsonWriter& JsonWriter::begin_array(const char* key)
-{
-    element(key);
-    text_ += "[";
-    first_.push_back(true);
-    return *this;
-}
+JsonWriter& JsonWriter::begin_object(const char* key) { return open(key, '{'); }
 
-JsonWriter& JsonWriter::end_array()
-{
-    bool empty = first_.back();
-    first_.pop_back();
-    if (!empty)
-        text_ += "\n" + std::string(2 * first_.size(), ' ');
-    text_ += "]";
-    return *this;
-}
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+
+JsonWriter& JsonWriter::begin_array(const char* key) { return open(key, '['); }
+
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 
 JsonWriter& JsonWriter::string(const char* key, const std::string& value)
 {

@@ -21,11 +21,24 @@ public:
     JsonWriter& boolean(const char* key, bool value);
     JsonWriter& null(const char* key);
 
+    // An array of `entries`, write_entry(*this, entry) writing each one.
+    template <typename Entry, typename WriteEntry>
+    JsonWriter& array(const char* key, const std::vector<Entry>& entries, WriteEntry write_entry)
+    {
+        begin_array(key);
+        for (const Entry& entry : entries)
+            write_entry(*this, entry);
+        return end_array();
+    }
+
     // The document with a final newline.
     std::string text() const { return text_ + "\n"; }
 
 private:
     void element(const char* key);
+    // Objects and arrays open and close alike but for their brackets.
+    JsonWriter& open(const char* key, char bracket);
+    JsonWriter& close(char bracket);
     std::string text_;
     std::vector<bool> first_;  // per open container: nothing written yet
 };

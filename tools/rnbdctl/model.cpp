@@ -18,22 +18,40 @@ int64_t read_number(const Sysfs& sysfs, const std::string& file)
     return numbers.empty() ? kUnknown : numbers[0];
 }
 
-void read_client_path(const Sysfs& sysfs, const std::string& dir, ClientPath& path)
+// Client and server paths name their ends and their HCA in the same files;
+// one reader keeps the two sides from drifting apart.
+template <typename Path>
+void read_path_endpoints(const Sysfs& sysfs, const std::string& dir, Path& path)
 {
     path.src_addr = sysfs.read_or(dir + "/src_addr", "");
     path.dst_addr = sysfs.read_or(dir + "/dst_addr", "");
-    path.state = sysfs.read_or(dir + "/state", "unknown");
     path.hca_name = sysfs.read_or(dir + "/hca_name", "");
     path.hca_port = read_number(sysfs, dir + "/hca_port");
+}
+
+// stats/rdma of either side begins "read_requests read_bytes
+// write_requests write_bytes inflight"; the client's (failovers follow)
+// counts only when all five are there (least 5), the server's from four.
+template <typename Path>
+void take_rdma_counters(const std::vector<int64_t>& rdma, size_t least, Path& path)
+{
+    if (rdma.size() < least || rdma.size() < 4)
+        return;
+    path.read_requests = rdma[0];
+    path.read_bytes = rdma[1];
+    path.write_requests = rdma[2];
+    path.write_bytes = rdma[3];
+    if (rdma.size() >= 5)
+        path.inflight = rdma[4];
+}
+
+void read_client_path(const Sysfs& sysfs, const std::string& dir, ClientPath& path)
+{
+    read_path_endpoints(sysfs, dir, path);
+    path.state = sysfs.read_or(dir + "/state", "unknown");
     path.latency_ns = read_number(sysfs, dir + "/cur_latency");
     std::vector<int64_t> rdma = parse_numbers(sysfs.read_or(dir + "/stats/rdma", ""));
-    if (rdma.size() >= 5) {
-        path.read_requests = rdma[0];
-        path.read_bytes = rdma[1];
-        path.write_requests = rdma[2];
-        path.write_bytes = rdma[3];
-        path.inflight = rdma[4];
-    }
+    take_rdma_counters(rdma, 5, path);
     if (rdma.size() >= 6)
         path.failovers = rdma[5];
     std::vector<int64_t> reconnects = parse_numbers(sysfs.read_or(dir + "/stats/reconnects", ""));
@@ -44,6 +62,21 @@ void read_client_path(const Sysfs& sysfs, const std::string& dir, ClientPath& pa
     std::string latency;
     if (sysfs.read(dir + "/stats/rdma_lat", latency))
         parse_latency_histogram(latency, path.latency);
+}
+
+// Every entry of `dir` that `read_one` accepts (it rejects names that are
+// not of its kind, e.g. sda under block/), in directory order.
+template <typename Entry>
+std::vector<Entry> read_every(const Sysfs& sysfs, const char* dir,
+                              bool (*read_one)(const Sysfs&, const std::string&, Entry&))
+{
+    std::vector<Entry> entries;
+    for (const std::string& name : sysfs.list(dir)) {
+        Entry entry;
+        if (read_one(sysfs, name, entry))
+            entries.push_back(entry);
+    }
+    return entries;
 }
 
 }  // namespace
@@ -144,13 +177,7 @@ bool read_client_device(const Sysfs& sysfs, const std::string& name, ClientDevic
 
 std::vector<ClientDevice> read_client_devices(const Sysfs& sysfs)
 {
-    std::vector<ClientDevice> devices;
-    for (const std::string& name : sysfs.list(kBlockDir)) {
-        ClientDevice device;
-        if (read_client_device(sysfs, name, device))
-            devices.push_back(device);
-    }
-    return devices;
+    return read_every<ClientDevice>(sysfs, kBlockDir, read_client_device);
 }
 
 bool read_client_session(const Sysfs& sysfs, const std::string& name, ClientSession& out)
@@ -179,13 +206,7 @@ bool read_client_session(const Sysfs& sysfs, const std::string& name, ClientSess
 
 std::vector<ClientSession> read_client_sessions(const Sysfs& sysfs)
 {
-    std::vector<ClientSession> sessions;
-    for (const std::string& name : sysfs.list(kRtrsClientClass)) {
-        ClientSession session;
-        if (read_client_session(sysfs, name, session))
-            sessions.push_back(session);
-    }
-    return sessions;
+    return read_every<ClientSession>(sysfs, kRtrsClientClass, read_client_session);
 }
 
 std::vector<ServerDevice> read_server_devices(const Sysfs& sysfs)
@@ -224,19 +245,8 @@ std::vector<ServerSession> read_server_sessions(const Sysfs& sysfs)
             const std::string pdir = dir + "/paths/" + path_name;
             ServerPath path;
             path.name = path_name;
-            path.src_addr = sysfs.read_or(pdir + "/src_addr", "");
-            path.dst_addr = sysfs.read_or(pdir + "/dst_addr", "");
-            path.hca_name = sysfs.read_or(pdir + "/hca_name", "");
-            path.hca_port = read_number(sysfs, pdir + "/hca_port");
-            std::vector<int64_t> rdma = parse_numbers(sysfs.read_or(pdir + "/stats/rdma", ""));
-            if (rdma.size() >= 4) {
-                path.read_requests = rdma[0];
-                path.read_bytes = rdma[1];
-                path.write_requests = rdma[2];
-                path.write_bytes = rdma[3];
-            }
-            if (rdma.size() >= 5)
-                path.inflight = rdma[4];
+            read_path_endpoints(sysfs, pdir, path);
+            take_rdma_counters(parse_numbers(sysfs.read_or(pdir + "/stats/rdma", "")), 4, path);
             session.paths.push_back(path);
         }
         for (const ServerDevice& device : devices)

@@ -15,20 +15,14 @@
 
 namespace rnbdctl {
 
-namespace {
-
-std::string file_error(int error) { return std::string(strerror(error)) + " (" + errno_name(error) + ")"; }
-
-}  // namespace
-
 int command_save(Context& context, const Args& args)
 {
     Arguments parsed;
     std::string error;
-    if (!parse_arguments(args, {{"file", true, false}}, parsed, error))
-        return context.usage("save", error);
-    if (!parsed.positionals.empty())
-        return context.usage("save", "save [--file FILE]");
+    int code = 0;
+    if (!parse_words(context, "save", args, 0, "save [--file FILE]", parsed, code,
+                     {{"file", true, false}}))
+        return code;
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_rnbdtab;
     if (!client_loaded(context.sysfs))
         return context.fail("save", "rnbd-client is not loaded; nothing to save (the file is left as it is)",
@@ -61,7 +55,7 @@ int command_save(Context& context, const Args& args)
                 .string("line", entry.line)
                 .end_object();
         json.end_array().end_object();
-        fputs(json.text().c_str(), context.out);
+        print_json(context, json);
     } else {
         fprintf(context.out, "%zu mapping%s saved to %s\n", saved.size(), saved.size() == 1 ? "" : "s",
                 file.c_str());
@@ -73,10 +67,10 @@ int command_restore(Context& context, const Args& args)
 {
     Arguments parsed;
     std::string error;
-    if (!parse_arguments(args, {{"file", true, false}}, parsed, error))
-        return context.usage("restore", error);
-    if (!parsed.positionals.empty())
-        return context.usage("restore", "restore [--file FILE]");
+    int code = 0;
+    if (!parse_words(context, "restore", args, 0, "restore [--file FILE]", parsed, code,
+                     {{"file", true, false}}))
+        return code;
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_rnbdtab;
     std::string text;
     if (int read_error = read_file(file, text)) {
@@ -156,7 +150,7 @@ int command_restore(Context& context, const Args& args)
             json.end_object();
         }
         json.end_array().end_object();
-        fputs(json.text().c_str(), context.out);
+        print_json(context, json);
     } else if (!outcomes.empty()) {
         Table table({"DEVICE", "SESSION", "DEVICE_PATH", "RESULT"});
         for (const Outcome& outcome : outcomes)

@@ -13,8 +13,6 @@ namespace rnbdctl {
 
 namespace {
 
-void print_json(const Context& context, JsonWriter& json) { fputs(json.text().c_str(), context.out); }
-
 int not_loaded(const Context& context, const std::string& what)
 {
     return context.fail(what, "rnbd-server is not loaded (no /sys/" + std::string(kServerDevices) + ")",
@@ -23,37 +21,15 @@ int not_loaded(const Context& context, const std::string& what)
 
 int server_list(Context& context, const Args& args)
 {
-    Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("server list", error);
-    const std::string what = parsed.positionals.empty() ? "devices" : parsed.positionals[0];
-    if (parsed.positionals.size() > 1 || (what != "devices" && what != "sessions"))
-        return context.usage("server list", "server list [devices|sessions]");
-    JsonWriter json;
-    json.begin_object().number("version", kJsonVersion);
-    if (what == "devices") {
-        std::vector<ServerDevice> devices = read_server_devices(context.sysfs);
-        if (!context.json()) {
-            table_server_devices(context.out, devices);
-            return kExitOk;
-        }
-        json.begin_array("devices");
-        for (const ServerDevice& device : devices)
-            json_server_device(json, device);
-    } else {
-        std::vector<ServerSession> sessions = read_server_sessions(context.sysfs);
-        if (!context.json()) {
-            table_server_sessions(context.out, sessions);
-            return kExitOk;
-        }
-        json.begin_array("sessions");
-        for (const ServerSession& session : sessions)
-            json_server_session(json, session);
-    }
-    json.end_array().end_object();
-    print_json(context, json);
-    return kExitOk;
+    std::string what;
+    int code = 0;
+    if (!parse_list_kind(context, "server list", args, what, code))
+        return code;
+    if (what == "devices")
+        return print_list(context, "devices", read_server_devices(context.sysfs), table_server_devices,
+                          json_server_device);
+    return print_list(context, "sessions", read_server_sessions(context.sysfs), table_server_sessions,
+                      json_server_session);
 }
 
 // `server close EXPORT SESSION`: EXPORT is the export's name (as listed)
@@ -61,11 +37,9 @@ int server_list(Context& context, const Args& args)
 int server_close(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {}, parsed, error))
-        return context.usage("server close", error);
-    if (parsed.positionals.size() != 2)
-        return context.usage("server close", "give an export and a session");
+    int code = 0;
+    if (!parse_words(context, "server close", args, 2, "give an export and a session", parsed, code))
+        return code;
     const std::string& export_name = parsed.positionals[0];
     const std::string& session = parsed.positionals[1];
     const std::string what = "server close " + export_name + " " + session;
@@ -97,11 +71,9 @@ int server_path(Context& context, const Args& args)
     if (args.empty() || args[0] != "disconnect")
         return context.usage("server path", "server path disconnect SESSION PATH");
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(Args(args.begin() + 1, args.end()), {}, parsed, error))
-        return context.usage("server path disconnect", error);
-    if (parsed.positionals.size() != 2)
-        return context.usage("server path disconnect", "give a session and a path");
+    int code = 0;
+    if (!parse_words(context, "server path disconnect", Args(args.begin() + 1, args.end()), 2, "give a session and a path", parsed, code))
+        return code;
     const std::string what = "server path disconnect " + parsed.positionals[0] + " " + parsed.positionals[1];
     if (!context.sysfs.is_directory(kRtrsServerClass))
         return context.fail(what, "rtrs-server is not loaded", kExitNotLoaded);
@@ -128,16 +100,8 @@ int server_path(Context& context, const Args& args)
 
 int command_server(Context& context, const Args& args)
 {
-    if (args.empty())
-        return context.usage("server", "server list|close|path");
-    const Args rest(args.begin() + 1, args.end());
-    if (args[0] == "list")
-        return server_list(context, rest);
-    if (args[0] == "close")
-        return server_close(context, rest);
-    if (args[0] == "path")
-        return server_path(context, rest);
-    return context.usage("server", "unknown command '" + args[0] + "'; server list|close|path");
+    constexpr Subcommand kSubcommands[] = {{"list", server_list}, {"close", server_close}, {"path", server_path}};
+    return run_subcommand(context, "server", "list|close|path", kSubcommands, args);
 }
 
 }  // namespace rnbdctl

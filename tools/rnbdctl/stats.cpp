@@ -15,31 +15,26 @@ namespace rnbdctl {
 int command_stats(Context& context, const Args& args)
 {
     Arguments parsed;
-    std::string error;
-    if (!parse_arguments(args, {{"file", true, false}}, parsed, error))
-        return context.usage("stats", error);
-    if (!parsed.positionals.empty())
-        return context.usage("stats", "stats [-o table|json|prometheus] [--file FILE]");
+    int code = 0;
+    if (!parse_words(context, "stats", args, 0, "stats [-o table|json|prometheus] [--file FILE]", parsed, code,
+                     {{"file", true, false}}))
+        return code;
     std::string text;
     if (context.format == Format::kPrometheus) {
         text = format_prometheus(context.sysfs);
     } else if (context.format == Format::kJson) {
         JsonWriter json;
         json.begin_object().number("version", kJsonVersion);
-        json.begin_object("client").begin_array("devices");
-        for (const ClientDevice& device : read_client_devices(context.sysfs))
-            json_client_device(json, device);
-        json.end_array().begin_array("sessions");
-        for (const ClientSession& session : read_client_sessions(context.sysfs))
-            json_client_session(json, session);
-        json.end_array().end_object();
-        json.begin_object("server").begin_array("devices");
-        for (const ServerDevice& device : read_server_devices(context.sysfs))
-            json_server_device(json, device);
-        json.end_array().begin_array("sessions");
-        for (const ServerSession& session : read_server_sessions(context.sysfs))
-            json_server_session(json, session);
-        json.end_array().end_object();
+        json.begin_object("client")
+            .array("devices", read_client_devices(context.sysfs),
+                   [](JsonWriter& json, const ClientDevice& device) { json_client_device(json, device); })
+            .array("sessions", read_client_sessions(context.sysfs),
+                   [](JsonWriter& json, const ClientSession& session) { json_client_session(json, session); })
+            .end_object();
+        json.begin_object("server")
+            .array("devices", read_server_devices(context.sysfs), json_server_device)
+            .array("sessions", read_server_sessions(context.sysfs), json_server_session)
+            .end_object();
         json.end_object();
         text = json.text();
     } else {
@@ -62,7 +57,7 @@ int command_stats(Context& context, const Args& args)
     }
     if (int write_error = write_file_atomically(parsed.value("file"), text))
         return context.fail("stats " + parsed.value("file"),
-                            std::string(strerror(write_error)) + " (" + errno_name(write_error) + ")", kExitFailed);
+                            file_error(write_error), kExitFailed);
     return kExitOk;
 }
 

@@ -51,6 +51,47 @@ std::string join(const std::vector<std::string>& items)
     return text;
 }
 
+void json_string_array(JsonWriter& json, const char* key, const std::vector<std::string>& items)
+{
+    json.begin_array(key);
+    for (const std::string& item : items)
+        json.string(item);
+    json.end_array();
+}
+
+// Client and server paths share their identity and their stats/rdma
+// counters; one writer each keeps the two JSON shapes in step. Only the
+// client knows a path's state, which sits between the addresses and the HCA
+// in its object (state == nullptr leaves it out).
+template <typename Path>
+void json_path_identity(JsonWriter& json, const Path& path, const std::string* state)
+{
+    json.string("name", path.name);
+    json.string("src_addr", path.src_addr);
+    json.string("dst_addr", path.dst_addr);
+    if (state)
+        json.string("state", *state);
+    json.string("hca_name", path.hca_name);
+    json.number("hca_port", path.hca_port);
+}
+
+template <typename Path>
+void json_path_traffic(JsonWriter& json, const Path& path)
+{
+    json.number("read_requests", path.read_requests);
+    json.number("read_bytes", path.read_bytes);
+    json.number("write_requests", path.write_requests);
+    json.number("write_bytes", path.write_bytes);
+    json.number("inflight", path.inflight);
+}
+
+// "mlx5_0:1", or "-" where the path does not say (Linux's older modules).
+template <typename Path>
+std::string hca_cell(const Path& path)
+{
+    return path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port);
+}
+
 }  // namespace
 
 void json_client_device(JsonWriter& json, const ClientDevice& device, const char* key)
@@ -73,19 +114,10 @@ void json_client_device(JsonWriter& json, const ClientDevice& device, const char
 void json_client_path(JsonWriter& json, const ClientPath& path, const char* key)
 {
     json.begin_object(key);
-    json.string("name", path.name);
-    json.string("src_addr", path.src_addr);
-    json.string("dst_addr", path.dst_addr);
-    json.string("state", path.state);
-    json.string("hca_name", path.hca_name);
-    json.number("hca_port", path.hca_port);
+    json_path_identity(json, path, &path.state);
     json.number("heartbeat_rtt_ns", path.latency_ns);
     json.begin_object("stats");
-    json.number("read_requests", path.read_requests);
-    json.number("read_bytes", path.read_bytes);
-    json.number("write_requests", path.write_requests);
-    json.number("write_bytes", path.write_bytes);
-    json.number("inflight", path.inflight);
+    json_path_traffic(json, path);
     json.number("failovers", path.failovers);
     json.number("reconnects_successful", path.reconnects_successful);
     json.number("reconnects_failed", path.reconnects_failed);
@@ -102,10 +134,7 @@ void json_client_session(JsonWriter& json, const ClientSession& session, const c
     json.number("max_reconnect_attempts", session.max_reconnect_attempts);
     json.number("io_hold_timeout_ms", session.io_hold_timeout_ms);
     json.number("connected_paths", int64_t(connected_paths(session)));
-    json.begin_array("devices");
-    for (const std::string& device : session.devices)
-        json.string(device);
-    json.end_array();
+    json_string_array(json, "devices", session.devices);
     json.begin_array("paths");
     for (const ClientPath& path : session.paths)
         json_client_path(json, path);
@@ -138,24 +167,13 @@ void json_server_session(JsonWriter& json, const ServerSession& session)
 {
     json.begin_object();
     json.string("name", session.name);
-    json.begin_array("devices");
-    for (const std::string& device : session.devices)
-        json.string(device);
-    json.end_array();
+    json_string_array(json, "devices", session.devices);
     json.begin_array("paths");
     for (const ServerPath& path : session.paths) {
         json.begin_object();
-        json.string("name", path.name);
-        json.string("src_addr", path.src_addr);
-        json.string("dst_addr", path.dst_addr);
-        json.string("hca_name", path.hca_name);
-        json.number("hca_port", path.hca_port);
+        json_path_identity(json, path, nullptr);
         json.begin_object("stats");
-        json.number("read_requests", path.read_requests);
-        json.number("read_bytes", path.read_bytes);
-        json.number("write_requests", path.write_requests);
-        json.number("write_bytes", path.write_bytes);
-        json.number("inflight", path.inflight);
+        json_path_traffic(json, path);
         json.end_object();
         json.end_object();
     }
@@ -181,7 +199,7 @@ void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions
             table.add({session.name, cell(session.mpath_policy), devices, "-", "-", "-", "-"});
         for (const ClientPath& path : session.paths)
             table.add({session.name, cell(session.mpath_policy), devices, path.name, cell(path.state),
-                       path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port),
+                       hca_cell(path),
                        cell(path.latency_ns)});
     }
     table.print(out);
@@ -221,7 +239,7 @@ void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions
             table.add({session.name, devices, "-", "-", "-", "-", "-", "-", "-"});
         for (const ServerPath& path : session.paths)
             table.add({session.name, devices, path.name,
-                       path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port),
+                       hca_cell(path),
                        cell(path.read_requests), cell(path.read_bytes), cell(path.write_requests),
                        cell(path.write_bytes), cell(path.inflight)});
     }

@@ -67,6 +67,33 @@ struct Parser {
         ++i;
         return true;
     }
+    // An object's or an array's inside, from its opening bracket (at i) to
+    // `close`: members separated by ',', each parsed by parse_member. The
+    // two containers differ only in what a member is.
+    template <typename ParseMember>
+    bool members(char close, ParseMember parse_member)
+    {
+        ++i;
+        blanks();
+        if (i < text.size() && text[i] == close) {
+            ++i;
+            return true;
+        }
+        for (;;) {
+            if (!parse_member())
+                return false;
+            blanks();
+            if (i < text.size() && text[i] == ',') {
+                ++i;
+                continue;
+            }
+            if (i < text.size() && text[i] == close) {
+                ++i;
+                return true;
+            }
+            return fail(std::string("expected ',' or '") + close + "'");
+        }
+    }
     bool value(JsonValue& out)
     {
         blanks();
@@ -75,13 +102,7 @@ struct Parser {
         char c = text[i];
         if (c == '{') {
             out.kind = JsonValue::Kind::kObject;
-            ++i;
-            blanks();
-            if (i < text.size() && text[i] == '}') {
-                ++i;
-                return true;
-            }
-            for (;;) {
+            return members('}', [&] {
                 blanks();
                 std::string key;
                 if (!string(key))
@@ -94,42 +115,18 @@ struct Parser {
                 if (!value(member))
                     return false;
                 out.object.push_back({key, member});
-                blanks();
-                if (i < text.size() && text[i] == ',') {
-                    ++i;
-                    continue;
-                }
-                if (i < text.size() && text[i] == '}') {
-                    ++i;
-                    return true;
-                }
-                return fail("expected ',' or '}'");
-            }
+                return true;
+            });
         }
         if (c == '[') {
             out.kind = JsonValue::Kind::kArray;
-            ++i;
-            blanks();
-            if (i < text.size() && text[i] == ']') {
-                ++i;
-                return true;
-            }
-            for (;;) {
+            return members(']', [&] {
                 JsonValue element;
                 if (!value(element))
                     return false;
                 out.array.push_back(element);
-                blanks();
-                if (i < text.size() && text[i] == ',') {
-                    ++i;
-                    continue;
-                }
-                if (i < text.size() && text[i] == ']') {
-                    ++i;
-                    return true;
-                }
-                return fail("expected ',' or ']'");
-            }
+                return true;
+            });
         }
         if (c == '"') {
             out.kind = JsonValue::Kind::kString;
@@ -228,6 +225,18 @@ bool parse_json(const std::string& text, JsonValue& out, std::string& error)
         return false;
     }
     return true;
+}
+
+std::vector<std::string> JsonValue::differences(
+    const std::vector<std::pair<std::string, std::string>>& expected) const
+{
+    std::vector<std::string> found;
+    for (const auto& [path, want] : expected) {
+        const std::string got = text(path);
+        if (got != want)
+            found.push_back(path + ": '" + got + "' (expected '" + want + "')");
+    }
+    return found;
 }
 
 }  // namespace rnbdctl::testing

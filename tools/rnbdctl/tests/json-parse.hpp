@@ -22,6 +22,10 @@ struct JsonValue {
     // Convenience for tests: the string, the number as text, "null", "true"...
     std::string text(const std::string& path) const;
     std::vector<std::string> keys() const;
+    // The fields of `expected` ({path, text}) whose text() differs, each as
+    // "path: 'got' (expected 'want')"; empty when all match. Tests check a
+    // table of fields at once and are told every field that differs.
+    std::vector<std::string> differences(const std::vector<std::pair<std::string, std::string>>& expected) const;
 };
 
 // False (with `error`) unless `text` is exactly one JSON value.

@@ -12,6 +12,7 @@ namespace rnbdctl::testing {
 namespace {
 
 using Writes = std::vector<std::pair<std::string, std::string>>;
+using Strings = std::vector<std::string>;
 
 class RnbdctlClient : public ::testing::Test {
 protected:
@@ -53,13 +54,16 @@ TEST_F(RnbdctlClient, MapJsonHasTheDocumentedShape)
     EXPECT_EQ(doc.at("device")->keys(),
               (std::vector<std::string>{"name", "dev", "session", "device_path", "access_mode", "io_mode",
                                         "nr_poll_queues", "state", "size_sectors", "size_bytes", "read_only"}));
-    EXPECT_EQ(doc.text("device.name"), "rnbd1");
-    EXPECT_EQ(doc.text("device.dev"), "/dev/rnbd1");
-    EXPECT_EQ(doc.text("device.session"), "s1");
-    EXPECT_EQ(doc.text("device.device_path"), "/dev/ram0");
-    EXPECT_EQ(doc.text("device.state"), "open");
-    EXPECT_EQ(doc.text("device.size_bytes"), "67108864");
-    EXPECT_EQ(doc.text("device.read_only"), "false");
+    EXPECT_EQ(doc.differences({
+                  {"device.name", "rnbd1"},
+                  {"device.dev", "/dev/rnbd1"},
+                  {"device.session", "s1"},
+                  {"device.device_path", "/dev/ram0"},
+                  {"device.state", "open"},
+                  {"device.size_bytes", "67108864"},
+                  {"device.read_only", "false"},
+              }),
+              Strings{});
 }
 
 TEST_F(RnbdctlClient, MapTakesKeyValueArgumentsAndSessionSettings)
@@ -181,9 +185,12 @@ TEST_F(RnbdctlClient, UnmapNormalForceAndAll)
     r = kernel.run({"-o", "json", "unmap", "--all"});
     EXPECT_EQ(r.code, kExitFailed);
     JsonValue doc = json_of(r);
-    EXPECT_EQ(doc.text("unmapped.0"), "rnbd3");
-    EXPECT_EQ(doc.text("failed.0.device"), "rnbd2");
-    EXPECT_EQ(doc.text("failed.0.errno"), "EBUSY");
+    EXPECT_EQ(doc.differences({
+                  {"unmapped.0", "rnbd3"},
+                  {"failed.0.device", "rnbd2"},
+                  {"failed.0.errno", "EBUSY"},
+              }),
+              Strings{});
     EXPECT_FALSE(kernel.exists("block/rnbd3"));
     kernel.set_open("rnbd2", false);
     r = kernel.run({"unmap", "--all"});
@@ -249,30 +256,39 @@ TEST_F(RnbdctlClient, ListAndShow)
               "/dev/rnbd1  s1       /dev/ram1    ro      blockio  open   67108864\n");
     r = kernel.run({"list", "-o", "json"});
     JsonValue doc = json_of(r);
-    EXPECT_EQ(doc.text("devices"), "<array of 2>");
-    EXPECT_EQ(doc.text("devices.1.access_mode"), "ro");
-    EXPECT_EQ(doc.text("devices.1.read_only"), "true");
+    EXPECT_EQ(doc.differences({
+                  {"devices", "<array of 2>"},
+                  {"devices.1.access_mode", "ro"},
+                  {"devices.1.read_only", "true"},
+              }),
+              Strings{});
 
     r = kernel.run({"-o", "json", "list", "sessions"});
     doc = json_of(r);
     EXPECT_EQ(doc.at("sessions.0")->keys(),
               (std::vector<std::string>{"name", "mpath_policy", "max_reconnect_attempts", "io_hold_timeout_ms",
                                         "connected_paths", "devices", "paths"}));
-    EXPECT_EQ(doc.text("sessions.0.mpath_policy"), "min-inflight");
-    EXPECT_EQ(doc.text("sessions.0.connected_paths"), "2");
-    EXPECT_EQ(doc.text("sessions.0.devices.1"), "rnbd1");
+    EXPECT_EQ(doc.differences({
+                  {"sessions.0.mpath_policy", "min-inflight"},
+                  {"sessions.0.connected_paths", "2"},
+                  {"sessions.0.devices.1", "rnbd1"},
+              }),
+              Strings{});
     EXPECT_EQ(doc.at("sessions.0.paths.0")->keys(),
               (std::vector<std::string>{"name", "src_addr", "dst_addr", "state", "hca_name", "hca_port",
                                         "heartbeat_rtt_ns", "stats"}));
-    EXPECT_EQ(doc.text("sessions.0.paths.0.name"), "ip:10.0.0.9@ip:192.0.2.1");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.heartbeat_rtt_ns"), "123456");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.read_bytes"), "40960");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.failovers"), "1");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.reconnects_successful"), "-1");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.buckets.0.below_ms"), "1");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.buckets.0.reads"), "7");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.buckets.17.below_ms"), "null");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.latency.max_read_ms"), "70000");
+    EXPECT_EQ(doc.differences({
+                  {"sessions.0.paths.0.name", "ip:10.0.0.9@ip:192.0.2.1"},
+                  {"sessions.0.paths.0.heartbeat_rtt_ns", "123456"},
+                  {"sessions.0.paths.0.stats.read_bytes", "40960"},
+                  {"sessions.0.paths.0.stats.failovers", "1"},
+                  {"sessions.0.paths.0.stats.reconnects_successful", "-1"},
+                  {"sessions.0.paths.0.stats.latency.buckets.0.below_ms", "1"},
+                  {"sessions.0.paths.0.stats.latency.buckets.0.reads", "7"},
+                  {"sessions.0.paths.0.stats.latency.buckets.17.below_ms", "null"},
+                  {"sessions.0.paths.0.stats.latency.max_read_ms", "70000"},
+              }),
+              Strings{});
     r = kernel.run({"list", "sessions"});
     EXPECT_NE(r.out.find("s1       min-inflight  rnbd0,rnbd1  ip:10.0.0.9@ip:192.0.2.1"), std::string::npos) << r.out;
 
@@ -371,9 +387,12 @@ TEST_F(RnbdctlClient, PathCommands)
     r = kernel.run({"-o", "json", "path", "list", "s1"});
     EXPECT_EQ(r.code, 0);
     JsonValue doc = json_of(r);
-    EXPECT_EQ(doc.text("paths"), "<array of 2>");
-    EXPECT_EQ(doc.text("paths.0.session"), "s1");
-    EXPECT_EQ(doc.text("paths.0.path.state"), "connected");
+    EXPECT_EQ(doc.differences({
+                  {"paths", "<array of 2>"},
+                  {"paths.0.session", "s1"},
+                  {"paths.0.path.state", "connected"},
+              }),
+              Strings{});
     EXPECT_EQ(kernel.run({"path"}).code, kExitUsage);
 }
 

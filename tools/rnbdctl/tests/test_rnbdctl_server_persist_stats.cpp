@@ -20,6 +20,7 @@ namespace rnbdctl::testing {
 namespace {
 
 using Writes = std::vector<std::pair<std::string, std::string>>;
+using Strings = std::vector<std::string>;
 
 JsonValue json_of(const RunResult& result)
 {
@@ -39,17 +40,23 @@ TEST(RnbdctlServer, ListAndClose)
     ASSERT_EQ(r.code, 0) << r.err;
     JsonValue doc = json_of(r);
     EXPECT_EQ(doc.at("devices.0")->keys(), (std::vector<std::string>{"name", "block_dev", "sessions"}));
-    EXPECT_EQ(doc.text("devices.0.name"), "ram0");
-    EXPECT_EQ(doc.text("devices.0.block_dev"), "ram0");
-    EXPECT_EQ(doc.text("devices.0.sessions.1.session"), "s2");
-    EXPECT_EQ(doc.text("devices.0.sessions.1.read_only"), "true");
-    EXPECT_EQ(doc.text("devices.0.sessions.0.mapping_path"), "/dev/ram0");
+    EXPECT_EQ(doc.differences({
+                  {"devices.0.name", "ram0"},
+                  {"devices.0.block_dev", "ram0"},
+                  {"devices.0.sessions.1.session", "s2"},
+                  {"devices.0.sessions.1.read_only", "true"},
+                  {"devices.0.sessions.0.mapping_path", "/dev/ram0"},
+              }),
+              Strings{});
     r = kernel.run({"-o", "json", "server", "list", "sessions"});
     doc = json_of(r);
-    EXPECT_EQ(doc.text("sessions.0.name"), "s1");
-    EXPECT_EQ(doc.text("sessions.0.devices.0"), "ram0");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.src_addr"), "ip:192.0.2.5");
-    EXPECT_EQ(doc.text("sessions.0.paths.0.stats.write_bytes"), "16384");
+    EXPECT_EQ(doc.differences({
+                  {"sessions.0.name", "s1"},
+                  {"sessions.0.devices.0", "ram0"},
+                  {"sessions.0.paths.0.src_addr", "ip:192.0.2.5"},
+                  {"sessions.0.paths.0.stats.write_bytes", "16384"},
+              }),
+              Strings{});
     r = kernel.run({"server", "list"});
     EXPECT_NE(r.out.find("ram0    ram0       s2       ro      yes        ram0"), std::string::npos) << r.out;
     r = kernel.run({"server", "list", "sessions"});
@@ -120,11 +127,14 @@ TEST_F(RnbdctlPersist, SaveUnmapAllRestore)
     r = kernel.run({"-o", "json", "restore", "--file", tab});
     ASSERT_EQ(r.code, 0) << r.err;
     JsonValue doc = json_of(r);
-    EXPECT_EQ(doc.text("mappings"), "<array of 2>");
-    EXPECT_EQ(doc.text("mappings.0.result"), "mapped");
-    EXPECT_EQ(doc.text("mappings.0.device"), "rnbd2");
-    EXPECT_EQ(doc.text("mappings.1.device_path"), "/dev/ram1");
-    EXPECT_EQ(doc.text("mappings.1.errno"), "null");
+    EXPECT_EQ(doc.differences({
+                  {"mappings", "<array of 2>"},
+                  {"mappings.0.result", "mapped"},
+                  {"mappings.0.device", "rnbd2"},
+                  {"mappings.1.device_path", "/dev/ram1"},
+                  {"mappings.1.errno", "null"},
+              }),
+              Strings{});
     EXPECT_EQ(kernel.writes().size(), 4u);  // two maps, each with its policy
     EXPECT_EQ(kernel.read("block/rnbd3/rnbd_client/access_mode"), "ro\n");
 

@@ -8,12 +8,8 @@
 
 namespace rnbdctl {
 
-// 0, or the errno of the failed open/read.
-int read_file(const std::string& name, std::string& text)
+int read_descriptor(int fd, std::string& text)
 {
-    int fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
     text.clear();
     char buffer[4096];
     for (;;) {
@@ -31,6 +27,14 @@ int read_file(const std::string& name, std::string& text)
     }
     close(fd);
     return 0;
+}
+
+int read_file(const std::string& name, std::string& text)
+{
+    int fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    return read_descriptor(fd, text);
 }
 
 // Written next to the file and renamed over it, so a reader (restore at

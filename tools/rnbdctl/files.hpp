@@ -8,6 +8,10 @@ namespace rnbdctl {
 
 // 0, or the errno of the failed open/read.
 int read_file(const std::string& name, std::string& text);
+// The rest of an open file into `text`, then closes `fd` (also on an
+// error): 0 or the read's errno. read_file and Sysfs::read open
+// differently but read alike.
+int read_descriptor(int fd, std::string& text);
 // Written to a temporary file next to `name` (creating its directory if
 // missing), synced and renamed over it, so a reader never sees half a
 // file. 0 or the errno.

@@ -1,6 +1,8 @@
 // Plain POSIX file access under the sysfs root; see sysfs.hpp.
 #include "tools/rnbdctl/sysfs.hpp"
 
+#include "tools/rnbdctl/files.hpp"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,21 +44,8 @@ bool Sysfs::read(const std::string& relative, std::string& text) const
         close(fd);
         return false;
     }
-    text.clear();
-    char buffer[4096];
-    for (;;) {
-        ssize_t n = ::read(fd, buffer, sizeof(buffer));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            close(fd);
-            return false;
-        }
-        if (n == 0)
-            break;
-        text.append(buffer, size_t(n));
-    }
-    close(fd);
+    if (read_descriptor(fd, text) != 0)
+        return false;
     while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
         text.pop_back();
     return true;

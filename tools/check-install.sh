@@ -6,7 +6,8 @@
 # nothing) and selftests/install/dkms.sh (make dkms, dkms ldtarball or, with
 # DKMS_BUILD=1, a build in the VM; install, modinfo -n, modprobe, remove).
 # About 20 minutes under TCG, so not part of `make check` unless
-# CHECK_INSTALL=1. Builds what it needs (modules, rnbdctl) first.
+# CHECK_INSTALL=1. Does its own setup (tools/setup.sh, idempotent) and builds
+# what it needs (modules, rnbdctl) first.
 # Usage: tools/check-install.sh [OUTPUT_DIR]   (default build/check)
 # Last line: "N passed, N failed".
 set -uo pipefail
@@ -14,6 +15,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=${1:-build/check}
 mkdir -p "$out"
+SETUP_QUIET=1 tools/setup.sh > "$out/install-setup.log" 2>&1 ||
+    { tail -20 "$out/install-setup.log"; echo "0 passed, 1 failed"; exit 1; }
 make --no-print-directory modules rnbdctl > "$out/install-build.log" 2>&1 ||
     { tail -20 "$out/install-build.log"; echo "0 passed, 1 failed"; exit 1; }
 tools/vm/run.sh --timeout 2400 --log "$out/vm-install.log" -- \

@@ -25,7 +25,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
-  linux-source-6.1 linux-source-6.12 gawk dkms fdisk)
+  linux-source-6.1 linux-source-6.12 gawk dkms fdisk jq python3 udev)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.
 # Headers and image must be the same package version, so both are taken from it.

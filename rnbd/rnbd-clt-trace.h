@@ -12,8 +12,8 @@
 #define RNBD_CLT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <cxxrt/kapi-trace-record.h>
 #include "kapi-trace.h"
-#include "kapi-trace-compat.h"
 
 TRACE_DEFINE_ENUM(RNBD_TRACE_ACCESS_RO);
 TRACE_DEFINE_ENUM(RNBD_TRACE_ACCESS_RW);
@@ -36,71 +36,56 @@ TRACE_DEFINE_ENUM(RNBD_TRACE_CLT_UNMAPPING);
 			 { RNBD_TRACE_CLT_CLOSED, "closed" },		\
 			 { RNBD_TRACE_CLT_UNMAPPING, "unmapped" })
 
+#define RNBD_CLT_MAP_RECORD(scalar, name, string)	\
+	string(sessname, session)			\
+	string(device_path, path)			\
+	string(devname, disk)				\
+	scalar(u64, nsectors, nsectors)			\
+	scalar(int, errno, error)			\
+	scalar(u8, access_mode, access_mode)
+
 /* A map_device write ended: mapped (err 0) or undone (its errno). */
 TRACE_EVENT(map_device,
 	TP_PROTO(const char *session, const char *path, const char *disk, unsigned char access_mode,
 		 unsigned long long nsectors, int error),
 	TP_ARGS(session, path, disk, access_mode, nsectors, error),
-	TP_STRUCT__entry(
-		__string(sessname, session)
-		__string(device_path, path)
-		__string(devname, disk)
-		__field(u64, nsectors)
-		__field(int, errno)
-		__field(u8, access_mode)
-	),
-	TP_fast_assign(
-		rnbd_trace_assign_str(sessname, session);
-		rnbd_trace_assign_str(device_path, path);
-		rnbd_trace_assign_str(devname, disk);
-		__entry->nsectors = nsectors;
-		__entry->errno = error;
-		__entry->access_mode = access_mode;
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_CLT_MAP_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_CLT_MAP_RECORD)),
 	TP_printk("sess='%s' path='%s' dev='%s' access_mode=%s nsectors=%llu err=%d",
 		  __get_str(sessname), __get_str(device_path), __get_str(devname),
 		  rnbd_trace_clt_access_name(__entry->access_mode), __entry->nsectors, __entry->errno)
 );
 
+#define RNBD_CLT_UNMAP_RECORD(scalar, name, string)	\
+	string(sessname, session)			\
+	string(device_path, path)			\
+	string(devname, disk)				\
+	scalar(bool, force, force)
+
 /* An unmap starts (unmap_device, module unload, a failed map's undo). */
 TRACE_EVENT(unmap_device,
 	TP_PROTO(const char *session, const char *path, const char *disk, bool force),
 	TP_ARGS(session, path, disk, force),
-	TP_STRUCT__entry(
-		__string(sessname, session)
-		__string(device_path, path)
-		__string(devname, disk)
-		__field(bool, force)
-	),
-	TP_fast_assign(
-		rnbd_trace_assign_str(sessname, session);
-		rnbd_trace_assign_str(device_path, path);
-		rnbd_trace_assign_str(devname, disk);
-		__entry->force = force;
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_CLT_UNMAP_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_CLT_UNMAP_RECORD)),
 	TP_printk("sess='%s' path='%s' dev='%s' force=%d",
 		  __get_str(sessname), __get_str(device_path), __get_str(devname), __entry->force)
 );
+
+#define RNBD_CLT_STATE_RECORD(scalar, name, string)	\
+	string(sessname, session)			\
+	string(device_path, path)			\
+	string(devname, disk)				\
+	scalar(u8, old_state, old_state)		\
+	scalar(u8, new_state, new_state)
 
 /* A device's state changed (the state sysfs file shows the same words). */
 TRACE_EVENT(dev_state_change,
 	TP_PROTO(const char *session, const char *path, const char *disk, unsigned char old_state,
 		 unsigned char new_state),
 	TP_ARGS(session, path, disk, old_state, new_state),
-	TP_STRUCT__entry(
-		__string(sessname, session)
-		__string(device_path, path)
-		__string(devname, disk)
-		__field(u8, old_state)
-		__field(u8, new_state)
-	),
-	TP_fast_assign(
-		rnbd_trace_assign_str(sessname, session);
-		rnbd_trace_assign_str(device_path, path);
-		rnbd_trace_assign_str(devname, disk);
-		__entry->old_state = old_state;
-		__entry->new_state = new_state;
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_CLT_STATE_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_CLT_STATE_RECORD)),
 	TP_printk("sess='%s' path='%s' dev='%s' old=%s new=%s",
 		  __get_str(sessname), __get_str(device_path), __get_str(devname),
 		  rnbd_trace_clt_state_name(__entry->old_state), rnbd_trace_clt_state_name(__entry->new_state))

@@ -12,24 +12,22 @@
 #define RNBD_SRV_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <cxxrt/kapi-trace-record.h>
 #include "kapi-trace.h"
-#include "kapi-trace-compat.h"
 
 /* Keep kapi_trace_process_rdma_on in step with the probes (kapi-rnbd-srv-trace.c). */
 int rnbd_srv_trace_io_register(void);
 void rnbd_srv_trace_io_unregister(void);
 
+#define RNBD_SRV_SESSION_RECORD(scalar, name, string)	\
+	scalar(int, qdepth, queue_depth)		\
+	string(sessname, session)
+
 DECLARE_EVENT_CLASS(rnbd_srv_link_class,
 	TP_PROTO(const char *session, int queue_depth),
 	TP_ARGS(session, queue_depth),
-	TP_STRUCT__entry(
-		__field(int, qdepth)
-		__string(sessname, session)
-	),
-	TP_fast_assign(
-		__entry->qdepth = queue_depth;
-		rnbd_trace_assign_str(sessname, session);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_SRV_SESSION_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_SRV_SESSION_RECORD)),
 	TP_printk("sessname: %s qdepth: %d", __get_str(sessname), __entry->qdepth)
 );
 
@@ -70,35 +68,25 @@ TRACE_DEFINE_ENUM(RNBD_TRACE_ACCESS_MIGRATION);
 			 { RNBD_TRACE_ACCESS_RW, "RW" },		\
 			 { RNBD_TRACE_ACCESS_MIGRATION, "MIGRATION" })
 
+#define RNBD_SRV_PROCESS_RDMA_RECORD(scalar, name, string)	\
+	string(sessname, session)				\
+	scalar(u8, dir, dir)					\
+	scalar(u8, ver, ver)					\
+	scalar(u32, device_id, device_id)			\
+	scalar(u64, sector, sector)				\
+	scalar(u32, flags, flags)				\
+	scalar(u32, bi_size, bi_size)				\
+	scalar(u16, ioprio, ioprio)				\
+	scalar(u32, datalen, datalen)				\
+	scalar(size_t, usrlen, usrlen)
+
 TRACE_EVENT_FN(process_rdma,
 	TP_PROTO(const char *session, unsigned char dir, unsigned char ver, unsigned int device_id,
 		 unsigned long long sector, unsigned int flags, unsigned int bi_size, unsigned short ioprio,
 		 unsigned int datalen, unsigned long usrlen),
 	TP_ARGS(session, dir, ver, device_id, sector, flags, bi_size, ioprio, datalen, usrlen),
-	TP_STRUCT__entry(
-		__string(sessname, session)
-		__field(u8, dir)
-		__field(u8, ver)
-		__field(u32, device_id)
-		__field(u64, sector)
-		__field(u32, flags)
-		__field(u32, bi_size)
-		__field(u16, ioprio)
-		__field(u32, datalen)
-		__field(size_t, usrlen)
-	),
-	TP_fast_assign(
-		rnbd_trace_assign_str(sessname, session);
-		__entry->dir = dir;
-		__entry->ver = ver;
-		__entry->device_id = device_id;
-		__entry->sector = sector;
-		__entry->flags = flags;
-		__entry->bi_size = bi_size;
-		__entry->ioprio = ioprio;
-		__entry->datalen = datalen;
-		__entry->usrlen = usrlen;
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_SRV_PROCESS_RDMA_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_SRV_PROCESS_RDMA_RECORD)),
 	TP_printk("I/O req: sess: %s, type: %s, ver: %d, devid: %u, sector: %llu, bsize: %u, flags: %s, ioprio: %d, datalen: %u, usrlen: %zu",
 		  __get_str(sessname),
 		  __print_symbolic(__entry->dir, { RNBD_TRACE_DIR_READ, "READ" }, { RNBD_TRACE_DIR_WRITE, "WRITE" }),
@@ -107,53 +95,44 @@ TRACE_EVENT_FN(process_rdma,
 	rnbd_srv_trace_io_register, rnbd_srv_trace_io_unregister
 );
 
+#define RNBD_SRV_SESS_INFO_RECORD(scalar, name, string)		\
+	scalar(u8, proto_ver, proto_ver)			\
+	scalar(u8, clt_ver, clt_ver)				\
+	scalar(u8, srv_ver, srv_ver)				\
+	string(sessname, session)
+
 TRACE_EVENT(process_msg_sess_info,
 	TP_PROTO(const char *session, unsigned char proto_ver, unsigned char clt_ver, unsigned char srv_ver),
 	TP_ARGS(session, proto_ver, clt_ver, srv_ver),
-	TP_STRUCT__entry(
-		__field(u8, proto_ver)
-		__field(u8, clt_ver)
-		__field(u8, srv_ver)
-		__string(sessname, session)
-	),
-	TP_fast_assign(
-		__entry->proto_ver = proto_ver;
-		__entry->clt_ver = clt_ver;
-		__entry->srv_ver = srv_ver;
-		rnbd_trace_assign_str(sessname, session);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_SRV_SESS_INFO_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_SRV_SESS_INFO_RECORD)),
 	TP_printk("Session %s using proto-ver %d (clt-ver: %d, srv-ver: %d)",
 		  __get_str(sessname), __entry->proto_ver, __entry->clt_ver, __entry->srv_ver)
 );
 
+#define RNBD_SRV_OPEN_RECORD(scalar, name, string)	\
+	scalar(u8, access_mode, access_mode)		\
+	string(sessname, session)			\
+	string(dev_name, device)
+
 TRACE_EVENT(process_msg_open,
 	TP_PROTO(const char *session, const char *device, unsigned char access_mode),
 	TP_ARGS(session, device, access_mode),
-	TP_STRUCT__entry(
-		__field(u8, access_mode)
-		__string(sessname, session)
-		__string(dev_name, device)
-	),
-	TP_fast_assign(
-		__entry->access_mode = access_mode;
-		rnbd_trace_assign_str(sessname, session);
-		rnbd_trace_assign_str(dev_name, device);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_SRV_OPEN_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_SRV_OPEN_RECORD)),
 	TP_printk("Open message received: session='%s' path='%s' access_mode=%s",
 		  __get_str(sessname), __get_str(dev_name), rnbd_trace_access_name(__entry->access_mode))
 );
 
+#define RNBD_SRV_CLOSE_RECORD(scalar, name, string)	\
+	scalar(u32, device_id, device_id)		\
+	string(sessname, session)
+
 TRACE_EVENT(process_msg_close,
 	TP_PROTO(const char *session, unsigned int device_id),
 	TP_ARGS(session, device_id),
-	TP_STRUCT__entry(
-		__field(u32, device_id)
-		__string(sessname, session)
-	),
-	TP_fast_assign(
-		__entry->device_id = device_id;
-		rnbd_trace_assign_str(sessname, session);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RNBD_SRV_CLOSE_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RNBD_SRV_CLOSE_RECORD)),
 	TP_printk("Close message received: session='%s' device id='%d'", __get_str(sessname), __entry->device_id)
 );
 

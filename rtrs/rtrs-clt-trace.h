@@ -11,9 +11,8 @@
 #if !defined(RTRS_CLT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define RTRS_CLT_TRACE_H
 
-#include <linux/limits.h>
-#include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <cxxrt/kapi-trace-record.h>
 #include "kapi-trace.h"
 
 /* The format file then shows the numbers, as Linux's does. */
@@ -35,25 +34,20 @@ TRACE_DEFINE_ENUM(RTRS_TRACE_CLT_DEAD);
 			 { RTRS_TRACE_CLT_CLOSED, "CLOSED" },			\
 			 { RTRS_TRACE_CLT_DEAD, "DEAD" })
 
+/* A path's state and reconnect counters, for the three path events below. */
+#define RTRS_CLT_PATH_RECORD(scalar, name, string)			\
+	scalar(int, state, state)					\
+	scalar(int, reconnect_attempts, attempts)			\
+	scalar(int, max_reconnect_attempts, max_attempts)		\
+	scalar(int, fail_cnt, fail_cnt)					\
+	scalar(int, success_cnt, success_cnt)				\
+	name(sessname, path)
+
 DECLARE_EVENT_CLASS(rtrs_clt_conn_class,
 	TP_PROTO(const char *path, int state, int attempts, int max_attempts, int fail_cnt, int success_cnt),
 	TP_ARGS(path, state, attempts, max_attempts, fail_cnt, success_cnt),
-	TP_STRUCT__entry(
-		__field(int, state)
-		__field(int, reconnect_attempts)
-		__field(int, max_reconnect_attempts)
-		__field(int, fail_cnt)
-		__field(int, success_cnt)
-		__array(char, sessname, NAME_MAX)
-	),
-	TP_fast_assign(
-		__entry->state = state;
-		__entry->reconnect_attempts = attempts;
-		__entry->max_reconnect_attempts = max_attempts;
-		__entry->fail_cnt = fail_cnt;
-		__entry->success_cnt = success_cnt;
-		strscpy_pad(__entry->sessname, path, NAME_MAX);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RTRS_CLT_PATH_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RTRS_CLT_PATH_RECORD)),
 	TP_printk("RTRS-CLT: sess='%s' state=%s attempts='%d' max-attempts='%d' fail='%d' success='%d'",
 		  __entry->sessname, rtrs_trace_clt_state_name(__entry->state), __entry->reconnect_attempts,
 		  __entry->max_reconnect_attempts, __entry->fail_cnt, __entry->success_cnt)

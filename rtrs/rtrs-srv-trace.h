@@ -11,9 +11,8 @@
 #if !defined(RTRS_SRV_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define RTRS_SRV_TRACE_H
 
-#include <linux/limits.h>
-#include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <cxxrt/kapi-trace-record.h>
 #include "kapi-trace.h"
 
 /* Keep kapi_trace_send_io_resp_imm_on in step with the probes (kapi-rtrs-srv-trace.c). */
@@ -34,32 +33,24 @@ TRACE_DEFINE_ENUM(RTRS_TRACE_DIR_WRITE);
 			 { RTRS_TRACE_SRV_CLOSING, "CLOSING" },		\
 			 { RTRS_TRACE_SRV_CLOSED, "CLOSED" })
 
+/* The answer to an IO went out without READ data (WRITE, READ without a buffer, error). */
+#define RTRS_SRV_SEND_IO_RESP_IMM_RECORD(scalar, name, string)	\
+	scalar(u8, dir, dir)						\
+	scalar(bool, need_inval, need_inval)				\
+	scalar(bool, always_invalidate, always_invalidate)		\
+	scalar(u32, msg_id, msg_id)					\
+	scalar(int, wr_cnt, wr_cnt)					\
+	scalar(u32, signal_interval, signal_interval)			\
+	scalar(int, state, state)					\
+	scalar(int, errno, error)					\
+	name(sessname, path)
+
 TRACE_EVENT_FN(send_io_resp_imm,
 	TP_PROTO(const char *path, unsigned char dir, bool need_inval, bool always_invalidate, unsigned int msg_id,
 		 int wr_cnt, unsigned int signal_interval, int state, int error),
 	TP_ARGS(path, dir, need_inval, always_invalidate, msg_id, wr_cnt, signal_interval, state, error),
-	TP_STRUCT__entry(
-		__field(u8, dir)
-		__field(bool, need_inval)
-		__field(bool, always_invalidate)
-		__field(u32, msg_id)
-		__field(int, wr_cnt)
-		__field(u32, signal_interval)
-		__field(int, state)
-		__field(int, errno)
-		__array(char, sessname, NAME_MAX)
-	),
-	TP_fast_assign(
-		__entry->dir = dir;
-		__entry->need_inval = need_inval;
-		__entry->always_invalidate = always_invalidate;
-		__entry->msg_id = msg_id;
-		__entry->wr_cnt = wr_cnt;
-		__entry->signal_interval = signal_interval;
-		__entry->state = state;
-		__entry->errno = error;
-		strscpy_pad(__entry->sessname, path, NAME_MAX);
-	),
+	TP_STRUCT__entry(KAPI_TRACE_RECORD(RTRS_SRV_SEND_IO_RESP_IMM_RECORD)),
+	TP_fast_assign(KAPI_TRACE_FILL(RTRS_SRV_SEND_IO_RESP_IMM_RECORD)),
 	TP_printk("sess='%s' state='%s' dir=%s err='%d' inval='%d' glob-inval='%d' msgid='%u' wrcnt='%d' sig-interval='%u'",
 		  __entry->sessname, rtrs_trace_srv_state_name(__entry->state),
 		  __print_symbolic(__entry->dir, { RTRS_TRACE_DIR_READ, "READ" }, { RTRS_TRACE_DIR_WRITE, "WRITE" }),

@@ -4,16 +4,17 @@
 #   2. modules build, no warnings   6. build gates (tools/gate-tests)
 #   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
 #   4. fuzzers (bounded time)       7b. VM install (CHECK_INSTALL=1 only)
-#                                   8. VM pair: two VMs, rnbd across cable pulls
-#                                   9. VM negative tests: the runner must fail
-#                                      on a WARN and on a leaked object
-#                                   9b. the kernel 6.12 lane (tools/kernel-lane.sh):
-#                                      build, gates, Linux 6.12's RNBD/RTRS, and the
-#                                      selftests of selftests/kernel-6.12.list on 6.12
-#  10. debug lane (in the background from the start, collected at the end):
-#      the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
-#      built once and cached outside the clone), our modules built against
-#      it, the selftests of selftests/debug-lane.list and a kmemleak scan
+#   In the background from step 1, one after the other:
+#   B1. debug lane: the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...;
+#       built once and cached outside the clone), our modules built against
+#       it, the selftests of selftests/debug-lane.list and a kmemleak scan;
+#   B2. kernel 6.12 lane (tools/kernel-lane.sh; starts once step 6's
+#       upstream peer is built): build, gates, Linux 6.12's RNBD/RTRS, the
+#       selftests of selftests/kernel-6.12.list on 6.12, 6.1 <-> 6.12 pair.
+#   Then, alone on the machine (both lanes done):
+#   8. VM pair: two VMs, rnbd across cable pulls; min-latency under netem
+#   9. VM negative tests: the runner must fail on a WARN and a leaked object
+#   10. the lanes' results; what failed, by name; the summary.
 # Each stage adds to the totals; the summary gives each stage's duration and
 # the total wall time; the last line is "N passed, N failed".
 # Environment: FUZZ_SECONDS (default 6 per target), SKIP_FUZZ=1, VM_TIMEOUT,
@@ -53,6 +54,19 @@ record_time() { # name: a step that counts no tests, only its time
     summary+=("$(printf '%-28s %24s %6ds' "$1" "" $((SECONDS - mark)))")
     mark=$SECONDS
 }
+# What failed, by name, to repeat just above the summary (a CI log may show
+# only its tail): failing TAP lines, gtest and fuzzer failures, the VM
+# runners' verdicts.
+declare -a failures=()
+failures_of() { # stage file...
+    local stage=$1 file line; shift
+    for file in "$@"; do
+        [ -f "$file" ] || continue
+        while IFS= read -r line; do failures+=("$stage: $line"); done < <(
+            grep -E '^not ok [0-9]+|^# FAILED: |^\[  FAILED  \] [A-Za-z]|^fuzz: [^ ]+ FAILED|^run\.sh: .*: FAIL|^run-pair\.sh: FAIL|^kernel-lane: .*fail|^debug-lane: .*fail' "$file" \
+                | grep -vE '# (SKIP|TODO)' | head -20)
+    done
+}
 tap_count() { # file -> "passed failed" from TAP lines (SKIPs count as passed)
     local p f
     p=$(grep -cE '^ok [0-9]+' "$1" || true)
@@ -67,28 +81,44 @@ if ! tools/setup.sh; then
 fi
 record_time setup
 
-# The debug lane runs in the background from here on: the debug kernel
-# builds (once; cached outside the clone) at low priority, then the lane
-# builds our modules against it and boots it, beside the stages below,
-# which leave CPU idle (fuzzers and host tests run one process, the VM
-# tests mostly wait on timers and reconnects). Its results are collected
-# after the stock VM stages; each part's own duration is reported.
-debug_job=
-if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
-    rm -f "$out"/debug-*.log "$out"/debug-lane.rc "$out"/debug-*.seconds
-    (
+# Two lanes run in the background from here on, one after the other, beside
+# the stages below (which leave CPU idle: fuzzers and host tests run one
+# process, the VM tests mostly wait on timers and reconnects):
+#  - the debug lane: the debug kernel builds (once; cached outside the
+#    clone) at low priority, then our modules are built against it and it
+#    boots;
+#  - then the kernel 6.12 lane, once the foreground has built the 6.1
+#    modules and Linux 6.1's peer (its cross-version pair boots 6.1 too).
+# So at most two VMs run at once until the foreground's VM selftests end;
+# the two-VM pair tests wait for both lanes (they measure failover and
+# latency, which a third VM would starve). Each lane's own duration is
+# reported; the summary's wall times add up to the total.
+rm -f "$out"/debug-*.log "$out"/debug-lane.rc "$out"/debug-*.seconds "$out"/kernel-6.12*.rc \
+    "$out"/kernel-6.12*.seconds "$out"/kernel-lane.go
+(
+    if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
         started=$SECONDS
         nice -n 10 tools/debug-kernel/build.sh > "$out/debug-kernel.dir" 2> "$out/debug-kernel.out"
         built=$?
         echo $((SECONDS - started)) > "$out/debug-kernel.seconds"
-        [ $built = 0 ] || { echo 1 > "$out/debug-lane.rc"; exit 1; }
-        started=$SECONDS
-        tools/debug-lane.sh > "$out/debug-lane.out" 2>&1
-        echo $? > "$out/debug-lane.rc"
-        echo $((SECONDS - started)) > "$out/debug-lane.seconds"
-    ) &
-    debug_job=$!
-fi
+        if [ $built = 0 ]; then
+            started=$SECONDS
+            tools/debug-lane.sh > "$out/debug-lane.out" 2>&1
+            echo $? > "$out/debug-lane.rc"
+            echo $((SECONDS - started)) > "$out/debug-lane.seconds"
+        else
+            echo 1 > "$out/debug-lane.rc"
+        fi
+    fi
+    while [ ! -e "$out/kernel-lane.go" ]; do sleep 5; done
+    started=$SECONDS
+    # tools/kernel-lane.sh builds in a copy of the tree (the 6.1 build
+    # here stays) and boots Debian 12's 6.12 kernel; the peer is 6.12's own.
+    tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1
+    echo $? > "$out/kernel-6.12-lane.rc"
+    echo $((SECONDS - started)) > "$out/kernel-6.12-lane.seconds"
+) &
+background_job=$!
 
 stage "build modules (must be warning-free and pass check-ko)"
 make modules > "$out/build.log" 2>&1; rc=$?
@@ -103,6 +133,7 @@ grep -vE '^\s+HOST' "$out/host-tests.log" | tail -25
 hp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
 hf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
 if [ -z "$hp$hf" ]; then hf=1; fi  # did not build or crashed
+failures_of "host unit tests" "$out/host-tests.log"
 record "host unit tests" "${hp:-0}" "${hf:-0}"
 
 if [ "${SKIP_FUZZ:-}" != 1 ]; then
@@ -113,12 +144,14 @@ if [ "${SKIP_FUZZ:-}" != 1 ]; then
     fp=$(grep -cE '^fuzz: [^ ]+ ok:' "$out/fuzz.log" || true)
     ff=$(grep -cE '^fuzz: [^ ]+ FAILED' "$out/fuzz.log" || true)
     [ $rc = 0 ] || [ "$ff" -gt 0 ] || ff=1  # did not build
+    failures_of fuzzers "$out/fuzz.log"
     record fuzzers "$fp" "$ff"
 fi
 
 stage "lint (clang: lock annotations, no global constructors)"
 tools/lint.sh > "$out/lint.log" 2>&1
 grep -E '^(not ok|#   )' "$out/lint.log" | head -40
+failures_of lint "$out/lint.log"
 read -r p f < <(tap_count "$out/lint.log"); record lint "$p" "$f"
 
 stage "host script tests (tools/tests: the log judge under every awk, mkinitramfs)"
@@ -129,6 +162,7 @@ for t in tools/tests/*.sh; do
     grep -E '^not ok|^#   ' "$out/host-script-$name.log" | head -20
     read -r p f < <(tap_count "$out/host-script-$name.log")
     [ $rc = 0 ] || [ "$f" -gt 0 ] || f=1  # the script itself failed
+    failures_of "host script tests ($name)" "$out/host-script-$name.log"
     hs_p=$((hs_p + p)); hs_f=$((hs_f + f))
 done
 echo "$hs_p passed, $hs_f failed"
@@ -137,11 +171,13 @@ record "host script tests" "$hs_p" "$hs_f"
 stage "build gates"
 make gate-tests > "$out/gates.log" 2>&1
 grep -E '^(ok|not ok)' "$out/gates.log"
+failures_of "build gates" "$out/gates.log"
 read -r p f < <(tap_count "$out/gates.log"); record "build gates" "$p" "$f"
 
 stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
 if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
 else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
+touch "$out/kernel-lane.go"  # the background kernel 6.12 lane may start
 
 stage "VM selftests"
 tools/vm/run.sh --timeout "${VM_TIMEOUT:-2700}" --log "$out/vm-selftests.log" -- selftests/run.sh \
@@ -149,6 +185,7 @@ tools/vm/run.sh --timeout "${VM_TIMEOUT:-2700}" --log "$out/vm-selftests.log" --
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
 read -r p f < <(tap_count "$out/vm-selftests.log")
 [ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
+failures_of "VM selftests" "$out/vm-selftests.log" "$out/vm-selftests.out"
 record "VM selftests" "$p" "$f"
 
 # The installed product (make install, udev names, the unit's save/restore,
@@ -164,6 +201,11 @@ else
     summary+=("$(printf '%-28s %24s' "VM install + DKMS" "not run: make check-install")")
 fi
 
+
+stage "waiting for the background lanes (debug, then kernel 6.12)"
+wait "$background_job"
+record_time "waiting for the lanes"
+
 stage "VM pair: two VMs on a virtual wire, rnbd with fio verify across cable pulls"
 # selftests/pair/rnbd-cable-pull.sh boots VM a (server) and VM b (client)
 # with tools/vm/run-pair.sh; both consoles are judged like run.sh's.
@@ -176,6 +218,7 @@ for l in "$out/pair/a.log" "$out/pair/b.log"; do
     read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
 done
 [ $rc = 0 ] || pf=$((pf + 1))  # a run failed (crash, WARN, timeout, ...)
+failures_of "VM pair (cable pull)" "$out/pair/a.log" "$out/pair/b.log" "$out/vm-pair.out"
 record "VM pair (cable pull)" "$pp" "$pf"
 # selftests/pair/rtrs-min-latency-netem.sh: min-latency against a netem delay
 # on one of two paths (rxe loopback in one VM passes no qdisc).
@@ -188,6 +231,7 @@ for l in "$out/pair-netem/a.log" "$out/pair-netem/b.log"; do
     read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
 done
 [ $rc = 0 ] || pf=$((pf + 1))
+failures_of "VM pair (netem)" "$out/pair-netem/a.log" "$out/pair-netem/b.log" "$out/vm-pair-netem.out"
 record "VM pair (min-latency, netem)" "$pp" "$pf"
 
 stage "VM negative tests (the runner must catch these)"
@@ -198,52 +242,59 @@ if tools/vm/selftest-warn.sh > "$out/vm-negative-warn.out" 2>&1; then
     echo "ok - a WARN in the guest kernel log fails the run"; neg_p=$((neg_p + 1))
 else
     echo "not ok - a WARN in the guest kernel log did not fail the run"; neg_f=$((neg_f + 1))
+    failures+=("VM negative tests: a WARN did not fail the run")
 fi
 if tools/vm/run.sh --expect-fail --timeout 300 --log "$out/vm-negative-leak.log" -- selftests/negative/leak.sh \
     > "$out/vm-negative-leak.out" 2>&1 && grep -q "cxxrt: leak: 1 live" "$out/vm-negative-leak.log"; then
     echo "ok - an object leaked past module exit is reported and fails the run"; neg_p=$((neg_p + 1))
 else
     echo "not ok - a leaked object was not caught"; neg_f=$((neg_f + 1))
+    failures+=("VM negative tests: a leaked object was not caught")
 fi
 # The lockdep negative test (tools/vm/selftest-lockdep.sh) needs a lockdep
 # kernel: the debug lane below runs it (on this kernel it would only SKIP).
 record "VM negative tests" $neg_p $neg_f
 
-stage "kernel 6.12 lane: build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list, 6.1 <-> 6.12 pair"
-# tools/kernel-lane.sh builds in a copy of the tree (the 6.1 build here stays)
-# and boots Debian 12's 6.12 kernel; the interop peer is 6.12's own.
-tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1; rc=$?
+stage "kernel 6.12 lane (ran in the background): build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list, 6.1 <-> 6.12 pair"
 grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:|^\[[ab]\] not ok|run-pair.sh:' \
     "$out/kernel-6.12-lane.out" | tail -80
 kp=0 kf=0
-for log in "$out"/kernel-6.12.log "$out"/kernel-6.12-gates.log "$out"/kernel-6.12-vm.log \
-    build/kernel-6.12/pair/a.log build/kernel-6.12/pair/b.log; do
+klogs=("$out"/kernel-6.12.log "$out"/kernel-6.12-gates.log "$out"/kernel-6.12-vm.log
+    build/kernel-6.12/pair/a.log build/kernel-6.12/pair/b.log)
+for log in "${klogs[@]}"; do
     [ -f "$log" ] || continue
     read -r p f < <(tap_count "$log"); kp=$((kp + p)); kf=$((kf + f))
 done
-[ $rc = 0 ] || [ "$kf" -gt 0 ] || kf=1  # a build failed, or the VM run failed (crash, WARN, timeout, ...)
-record "kernel 6.12 lane" "$kp" "$kf"
+# a build failed, or the VM run failed (crash, WARN, timeout, ...)
+[ "$(cat "$out/kernel-6.12-lane.rc" 2>/dev/null)" = 0 ] || [ "$kf" -gt 0 ] || kf=1
+failures_of "kernel 6.12 lane" "${klogs[@]}" "$out/kernel-6.12-lane.out"
+summary+=("$(printf '%-28s %4d passed, %4d failed %6ss' "kernel 6.12 lane" "$kp" "$kf" "$(cat "$out/kernel-6.12-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
+passed=$((passed + kp)); failed=$((failed + kf))
 
-if [ -n "$debug_job" ]; then
+if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     stage "debug lane (ran in the background): debug kernel, modules, selftests, lockdep proof, kmemleak"
-    wait "$debug_job"
     cat "$out/debug-kernel.out"
-    record_time "waiting for the debug lane"
-    kernel_s=$(cat "$out/debug-kernel.seconds" 2>/dev/null || echo '?')
-    lane_s=$(cat "$out/debug-lane.seconds" 2>/dev/null || echo '?')
-    summary+=("$(printf '%-28s %24s %6ss' "  debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))" "(in the background)" "$kernel_s")")
-    summary+=("$(printf '%-28s %24s %6ss' "  debug lane run" "(in the background)" "$lane_s")")
     grep -E '^(ok|not ok)|^# (===|---|FAILED)|run.sh:|^debug-lane:|^check-ko:|^gates' "$out/debug-lane.out" 2>/dev/null | tail -120
     p=0 f=0
     for log in debug-vm debug-gates debug-lockdep; do
         [ -f "$out/$log.log" ] || continue
         read -r lp lf < <(tap_count "$out/$log.log"); p=$((p + lp)); f=$((f + lf))
+        failures_of "debug lane" "$out/$log.log"
     done
+    failures_of "debug lane" "$out/debug-lane.out"
     # the kernel or module build failed, or a sanitizer/lockdep/kmemleak report, crash, timeout
     [ "$(cat "$out/debug-lane.rc" 2>/dev/null)" = 0 ] || f=$((f + 1))
-    record "debug lane" "$p" "$f"
+    summary+=("$(printf '%-28s %4d passed, %4d failed %6ss' "debug lane" "$p" "$f" "$(cat "$out/debug-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
+    summary+=("$(printf '%-28s %24s %6ss' "  debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))" "" "$(cat "$out/debug-kernel.seconds" 2>/dev/null || echo '?')") (in the background)")
+    passed=$((passed + p)); failed=$((failed + f))
 else
     echo; echo "==== debug lane SKIPPED (SKIP_DEBUG_LANE=1)"
+fi
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo
+    echo "==== what failed (first 40; the logs under $out/ have the rest)"
+    printf '%s\n' "${failures[@]}" | head -40
 fi
 
 echo

@@ -60,11 +60,14 @@ bool find_path(const Context& context, const std::string& what, const ClientSess
     return false;
 }
 
+// `list sessions`, with its own usage errors (not list's "[devices|sessions]").
 int session_list(Context& context, const Args& args)
 {
-    std::vector<std::string> list_args = {"sessions"};
-    list_args.insert(list_args.end(), args.begin(), args.end());
-    return command_list(context, list_args);
+    Arguments parsed;
+    int code = 0;
+    if (!parse_words(context, "session list", args, 0, "takes no argument", parsed, code))
+        return code;
+    return command_list(context, {"sessions"});
 }
 
 int session_show(Context& context, const Args& args)

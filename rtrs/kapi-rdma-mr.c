@@ -49,6 +49,16 @@ void *kapi_sg_next(void *sg)
 	return sg_next(sg);
 }
 
+void *kapi_sg_virt(void *sg)
+{
+	return sg_virt(sg);
+}
+
+unsigned int kapi_sg_length(const void *sg)
+{
+	return ((const struct scatterlist *)sg)->length;
+}
+
 void kapi_sg_set_buf(void *sg, const void *buf, unsigned int len)
 {
 	sg_set_buf(sg, buf, len);

@@ -143,14 +143,12 @@ void kapi_irq_poll_disable(void *iop)
 	irq_poll_disable(iop);
 }
 
-void kapi_local_bh_disable(void)
+/* KAPI: any context (the verbs allow a change to ERR anywhere); @qp alive. */
+int kapi_ib_qp_to_error(void *qp)
 {
-	local_bh_disable();
-}
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
-void kapi_local_bh_enable(void)
-{
-	local_bh_enable();
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
 }
 
 /* KAPI: any context the core calls it from; forwards to C++. */

@@ -201,12 +201,8 @@ void kapi_irq_poll_complete(void *iop) KAPI_NOEXCEPT;
 /* Waits for a running run and stops scheduling. KAPI: process context, sleeps. */
 void kapi_irq_poll_disable(void *iop) KAPI_NOEXCEPT;
 
-/*
- * Bottom halves off/on: around per-CPU statistics that completion handlers
- * update both in softirq and, for polled connections, in the polling task.
- */
-void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
-void kapi_local_bh_enable(void) KAPI_NOEXCEPT;
+/* ib_modify_qp(@qp, IB_QPS_ERR): fault injection. Any context; 0 or -errno. */
+int kapi_ib_qp_to_error(void *qp) KAPI_NOEXCEPT;
 
 /*
  * Creates the RC QP of @cm_id on @pd, both queues on @cq, signalling only
@@ -291,7 +287,11 @@ void kapi_ib_dma_sync_for_device(void *device, unsigned long long dma_addr, unsi
 void kapi_sg_init_table(void *sgl, unsigned int nents) KAPI_NOEXCEPT;
 /* Entry @index of a flat (unchained) table. */
 void *kapi_sg_entry(void *sgl, unsigned int index) KAPI_NOEXCEPT;
+/* The next entry, chained tables followed; NULL after the last. */
 void *kapi_sg_next(void *sg) KAPI_NOEXCEPT;
+/* An entry's data in the kernel's linear map (sg_virt) and its length. */
+void *kapi_sg_virt(void *sg) KAPI_NOEXCEPT;
+unsigned int kapi_sg_length(const void *sg) KAPI_NOEXCEPT;
 /* Points the entry at kernel memory (kmalloc/linear map, not vmalloc). */
 void kapi_sg_set_buf(void *sg, const void *buf, unsigned int len) KAPI_NOEXCEPT;
 /*

@@ -6,7 +6,7 @@ rtrs-ib-objs := rtrs/kapi-rdma-cm.o rtrs/kapi-rdma-verbs.o rtrs/kapi-rdma-mr.o \
 $(addprefix $(obj)/,$(filter %.o,$(rtrs-ib-objs))): $(obj)/generated/cxxrt-kabi.h
 
 rtrs-common-objs := rtrs/rtrs-codec.o
-rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt.o rtrs/kapi-rtrs-clt-trace.o rtrs/rtrs-clt.o \
+rtrs-client-objs = rtrs/rtrs-clt-mod.o rtrs/rtrs-clt-export.o rtrs/kapi-rtrs-clt-trace.o rtrs/rtrs-clt.o \
 	rtrs/rtrs-clt-session.o rtrs/rtrs-clt-path.o rtrs/rtrs-clt-connection.o rtrs/rtrs-clt-sysfs.o \
 	rtrs/rtrs-clt-proto.o \
 	$(rtrs-common-objs) \

@@ -101,7 +101,7 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
             finish_connect(queues.to_errno());
             return;
         }
-        if (u64 timeout = __atomic_load_n(&g_faults.ack_timeout, __ATOMIC_RELAXED)) {
+        if (u64 timeout = g_faults.ack_timeout.get()) {
             auto set = id.set_ack_timeout(u8(cxxrt::min<u64>(timeout, 31)));
             if (!set) {
                 finish_connect(set.to_errno());

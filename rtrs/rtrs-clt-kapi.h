@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Contract between the C files of rtrs-client (rtrs-clt-mod.c,
- * rtrs-clt-export.c, kapi-rtrs-clt.c) and its C++ (rtrs-clt*.cpp).
+ * rtrs-clt-export.c) and its C++ (rtrs-clt*.cpp).
  */
 #ifndef RTRS_CLT_KAPI_H
 #define RTRS_CLT_KAPI_H
@@ -43,17 +43,6 @@ int rtrs_clt_cxx_poll(struct rtrs_client_session *session, unsigned int poll_que
 int rtrs_clt_cxx_set_io_hold_timeout(struct rtrs_client_session *session, unsigned int timeout_ms) KAPI_NOEXCEPT;
 void rtrs_clt_cxx_abort(struct rtrs_client_session *session, struct rtrs_client_permit *permit,
 			int final) KAPI_NOEXCEPT;
-
-/* ---- kapi-rtrs-clt.c: one kernel call each ---- */
-
-/* get_random_bytes. Any context. */
-void kapi_rtrs_clt_random_bytes(void *buffer, unsigned int length) KAPI_NOEXCEPT;
-/* A caller's scatterlist, walked entry by entry (sg_next, sg_virt, ->length). Any context. */
-struct scatterlist *kapi_rtrs_clt_sg_next(struct scatterlist *sg) KAPI_NOEXCEPT;
-void *kapi_rtrs_clt_sg_virt(struct scatterlist *sg) KAPI_NOEXCEPT;
-unsigned int kapi_rtrs_clt_sg_length(struct scatterlist *sg) KAPI_NOEXCEPT;
-/* ib_modify_qp(qp, IB_QPS_ERR), fault injection only. Any context; 0 or a negative errno. */
-int kapi_rtrs_clt_qp_to_error(void *qp) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -54,7 +54,7 @@ u64 Path::latency_ns() const
 {
     u64 rtt = heartbeat_.last_rtt_ns();
     if (fault_applies(g_faults.delay_paths, index_))
-        rtt += __atomic_load_n(&g_faults.delay_ms, __ATOMIC_RELAXED) * 1000000;
+        rtt += g_faults.delay_ms.get() * 1000000;
     return rtt;
 }
 
@@ -66,7 +66,7 @@ Path::~Path()
 
 Result<void> Path::init()
 {
-    kapi_rtrs_clt_random_bytes(uuid_.bytes, sizeof(uuid_.bytes));
+    cxxrt::random_bytes(uuid_.bytes);
     // The service connection, one IO connection per online CPU, then the
     // polled ones (upstream's order: the server sees only more connections).
     poll_connection_count_ = session_.poll_queues();
@@ -541,8 +541,8 @@ void Path::teardown()
             cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
         }
     }
-    if (u64 delay = __atomic_load_n(&g_faults.id_delay_ms, __ATOMIC_RELAXED); delay && had_ids)
-        kapi_msleep(unsigned(cxxrt::min<u64>(delay, 10000)));
+    if (u64 delay = g_faults.id_delay_ms.get(); delay && had_ids)
+        cxxrt::sleep_ms(u32(cxxrt::min<u64>(delay, 10000)));
 }
 
 // --- heartbeat ----------------------------------------------------------------
@@ -578,13 +578,12 @@ void Path::send_heartbeat()
 void Path::inject_qp_error()
 {
     // One-shot: only the caller that clears the bit acts.
-    u64 mask = __atomic_load_n(&g_faults.qp_error, __ATOMIC_RELAXED);
+    u64 mask = g_faults.qp_error.get();
     for (;;) {
         if (!fault_applies(mask, index_))
             return;
         const u64 cleared = mask == ~u64(0) ? 0 : mask & ~(u64(1) << index_);
-        if (__atomic_compare_exchange_n(&g_faults.qp_error, &mask, cleared, false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_RELAXED))
+        if (g_faults.qp_error.replace(mask, cleared))
             break;
     }
     submitters_.fetch_add(1);
@@ -593,7 +592,7 @@ void Path::inject_qp_error()
         cxxrt::log::warn("%s: fault injection: QPs of path %s to the error state", session_.name(), name_);
         for (u32 cid = 0; cid < connection_count_; ++cid)
             if (connections_[cid] && connections_[cid]->connection())
-                (void)kapi_rtrs_clt_qp_to_error(connections_[cid]->qp().raw());
+                (void)connections_[cid]->qp().move_to_error();
     }
     leave_submission();
 }
@@ -615,7 +614,7 @@ ClientConnection* Path::io_connection(const Permit& permit)
     u32 io_connections = irq_connection_count_ - 1;
     if (io_connections == 0)
         return connections_[0];
-    return connections_[1 + kapi_smp_processor_id() % io_connections];
+    return connections_[1 + cxxrt::current_cpu_hint() % io_connections];
 }
 
 int Path::poll(u32 poll_queue)
@@ -638,20 +637,7 @@ namespace {
 Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32 data_length, ib::Device device,
                         ib::DmaDirection direction)
 {
-    CXXRT_TRY(list.reset(count));
-    u32 covered = 0;
-    for (u32 i = 0; i < count; ++i) {
-        if (!user)
-            return Error(cxxrt::err::kInval);
-        u32 length = kapi_rtrs_clt_sg_length(user);
-        if (length > data_length - covered)
-            length = data_length - covered;
-        list.set(i, kapi_rtrs_clt_sg_virt(user), length);
-        covered += length;
-        user = kapi_rtrs_clt_sg_next(user);
-    }
-    if (covered != data_length)
-        return Error(cxxrt::err::kInval);
+    CXXRT_TRY(list.copy_from(user, count, data_length));
     return list.map(device, direction);
 }
 
@@ -659,7 +645,7 @@ Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32
 
 Result<void> Path::submit(Permit& permit)
 {
-    if (__atomic_load_n(&g_faults.qp_error, __ATOMIC_RELAXED) && fault_applies(g_faults.qp_error, index_))
+    if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
         [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
     submitters_.fetch_add(1);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -796,7 +782,7 @@ Result<void> Path::submit(Permit& permit)
             fail("cannot post an IO after its registration");
         return fail_submit(posted.error());
     }
-    count(g_counters.submitted, 1);
+    g_counters.submitted.add(1);
     leave_submission();
     return {};
 }
@@ -884,7 +870,7 @@ void Path::complete_request(const ReceiveDecision& response)
         }
     }
     if (fault_applies(g_faults.delay_paths, index_)) {
-        const u64 delay = __atomic_load_n(&g_faults.delay_ms, __ATOMIC_RELAXED);
+        const u64 delay = g_faults.delay_ms.get();
         if (delay) {
             // Teardown takes over a held-back response (fail_over_requests).
             request.pending_errno_ = response.err;
@@ -986,7 +972,7 @@ void Path::fail_over_requests()
         if (!permit)
             continue;
         stats_.with_this_cpu([](ClientCpuStats& stats) { record_failover(stats); });
-        count(g_counters.failovers, 1);
+        g_counters.failovers.add(1);
         session_.fail_over(*permit, *this);
     }
 }

@@ -50,7 +50,7 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         return claimed.error();
     }
     session.callbacks_ = callbacks;
-    kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
+    cxxrt::random_bytes(session.uuid_.bytes);
     session.reconnect_delay_seconds_ = params.reconnect_delay_seconds;
     session.max_reconnect_attempts_.store(params.max_reconnect_attempts);
     {
@@ -102,10 +102,10 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         cxxrt::log::info("session %s: the server reset the connect (is it still closing a session of this name?), "
                          "again in %u ms",
                          session.name_, delay_ms);
-        kapi_msleep(delay_ms);
+        cxxrt::sleep_ms(delay_ms);
         // A new identity: the server may still hold the refused attempt
         // under the old one.
-        kapi_rtrs_clt_random_bytes(session.uuid_.bytes, sizeof(session.uuid_.bytes));
+        cxxrt::random_bytes(session.uuid_.bytes);
         first_error = Error(cxxrt::err::kNotConn);
     }
     if (connected == 0) {
@@ -252,7 +252,7 @@ Result<void> Session::add_path(const rtrs_path_address& address)
     if (!opened) {
         cxxrt::log::err("session %s: add_path: the new path did not connect (%d)", name_, opened.to_errno());
         publish(free_slot, nullptr);
-        kapi_synchronize_rcu();
+        cxxrt::synchronize_rcu();
         path->close();
         path->remove_sysfs();
         cxxrt::destroy(path);
@@ -272,7 +272,7 @@ Result<void> Session::remove_path(Path& path)
     // No new IO picks it after the grace period; its in-flight IO fails
     // over to the other paths when close() tears it down.
     publish(slot, nullptr);
-    kapi_synchronize_rcu();
+    cxxrt::synchronize_rcu();
     path.close();
     path.remove_sysfs();
     cxxrt::destroy(&path);
@@ -315,7 +315,7 @@ void Session::query(rtrs_client_attributes& attributes) const
 
 Permit* Session::get_permit(rtrs_wait wait)
 {
-    u32 id = permits_.try_get(kapi_smp_processor_id());
+    u32 id = permits_.try_get(cxxrt::current_cpu_hint());
     if (id == PermitPool::kNone && wait == RTRS_WAIT)
         permit_wait_.wait([&] { return (id = permits_.try_get(0)) != PermitPool::kNone; });
     if (id == PermitPool::kNone)
@@ -418,7 +418,7 @@ int Session::poll(u32 poll_queue)
 void Session::fail_over(Permit& permit, Path& failed)
 {
     if (permit.aborted.load()) {
-        count(g_counters.failover_errors, 1);
+        g_counters.failover_errors.add(1);
         complete(permit, -cxxrt::err::kTimedOut);
         return;
     }
@@ -426,7 +426,7 @@ void Session::fail_over(Permit& permit, Path& failed)
         return;
     // Not a server's answer (remote errnos never include it): the user may
     // hold the IO and submit it again once a path is back.
-    count(g_counters.failover_errors, 1);
+    g_counters.failover_errors.add(1);
     complete(permit, -cxxrt::err::kNotConn);
 }
 

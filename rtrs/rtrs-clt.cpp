@@ -23,7 +23,7 @@ constinit Counters g_counters = {};
 
 cxxrt::Workqueue& workqueue() { return *g_workqueue; }
 SessionNames& session_names() { return *g_session_names; }
-u64 now_ns() { return kapi_ktime_ns(); }
+u64 now_ns() { return cxxrt::monotonic_ns(); }
 
 }  // namespace rtrs::clt
 
@@ -51,11 +51,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     }
     // /sys/kernel/debug/rtrs_client/: the fault knobs (struct Faults) and the
     // request counters (struct Counters, read-only use).
-    struct DebugfsU64 {
-        const char* name;
-        u64* value;
-    };
-    const DebugfsU64 knobs[] = {
+    const cxxrt::debugfs::File files[] = {
         {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
         {"fault_drop_heartbeat_acks", &g_faults.drop_heartbeat_acks},
         {"fault_qp_error", &g_faults.qp_error},
@@ -68,9 +64,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         {"failovers", &g_counters.failovers},
         {"failover_errors", &g_counters.failover_errors},
     };
-    void* debugfs = cxxrt_module_debugfs_dir();
-    for (const DebugfsU64& knob : knobs)
-        kapi_debugfs_create_u64(knob.name, debugfs, reinterpret_cast<unsigned long long*>(knob.value));
+    cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto tree = sysfs_init();
     if (!tree) {
         sysfs_exit();

@@ -26,6 +26,9 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/debugfs.hpp>
+#include <cxxrt/random.hpp>
+#include <cxxrt/time.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/percpu.hpp>
 #include <cxxrt/sync.hpp>
@@ -89,15 +92,15 @@ inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
 // 18446744073709551615) means
 // every path, including indices above 63.
 struct Faults {
-    u64 drop_heartbeats;      // paths that send no heartbeats
-    u64 drop_heartbeat_acks;  // paths that answer no heartbeats of the server
-    u64 qp_error;             // one-shot: the next IO or heartbeat tick moves all QPs of these paths to ERR
-    u64 delay_ms;             // IO completions of delay_paths are held back this long (and
-    u64 delay_paths;          //   their heartbeat round trip counts that much longer)
-    u64 drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
-    u64 ack_timeout;          // non-zero: local ACK timeout (4.096 us * 2^n) of connections made from now on;
+    cxxrt::debugfs::Number drop_heartbeats;      // paths that send no heartbeats
+    cxxrt::debugfs::Number drop_heartbeat_acks;  // paths that answer no heartbeats of the server
+    cxxrt::debugfs::Number qp_error;             // one-shot: the next IO or heartbeat tick moves all QPs of these paths to ERR
+    cxxrt::debugfs::Number delay_ms;             // IO completions of delay_paths are held back this long (and
+    cxxrt::debugfs::Number delay_paths;          //   their heartbeat round trip counts that much longer)
+    cxxrt::debugfs::Number drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
+    cxxrt::debugfs::Number ack_timeout;          // non-zero: local ACK timeout (4.096 us * 2^n) of connections made from now on;
                               //   1 fires the retransmit timer after a jiffy: rxe retransmits (spuriously) often
-    u64 id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
+    cxxrt::debugfs::Number id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
                               //   freed later would outlive a removed device (rxe_pool_cleanup WARN)
 };
 extern constinit Faults g_faults;
@@ -108,34 +111,29 @@ extern constinit Faults g_faults;
 //   submitted - (failovers - failover_errors) = requests of the users that
 //   reached a path.
 struct Counters {
-    u64 submitted;        // requests posted on a path (a failed-over one counts again)
-    u64 failovers;        // in-flight requests taken off a failed path
-    u64 failover_errors;  // of those, the ones no other path took (completed with an error)
+    cxxrt::debugfs::Number submitted;        // requests posted on a path (a failed-over one counts again)
+    cxxrt::debugfs::Number failovers;        // in-flight requests taken off a failed path
+    cxxrt::debugfs::Number failover_errors;  // of those, the ones no other path took (completed with an error)
 };
 extern constinit Counters g_counters;
-inline void count(u64& counter, u64 delta)
+// A fault knob's path mask: ~0 means every path, else bit i means path i.
+inline bool fault_applies(u64 mask, u32 path_index)
 {
-    __atomic_fetch_add(&counter, delta, __ATOMIC_RELAXED);
-}
-
-inline bool fault_applies(const u64& mask, u32 path_index)
-{
-    const u64 value = __atomic_load_n(&mask, __ATOMIC_RELAXED);
-    if (value == 0)
+    if (mask == 0)
         return false;
-    if (value == ~u64(0))
+    if (mask == ~u64(0))
         return true;
-    return path_index < 64 && ((value >> path_index) & 1) != 0;
+    return path_index < 64 && ((mask >> path_index) & 1) != 0;
+}
+inline bool fault_applies(const cxxrt::debugfs::Number& knob, u32 path_index)
+{
+    return fault_applies(knob.get(), path_index);
 }
 
 // Completion handlers of polled connections run in the polling task, those
 // of the others in softirq: per-CPU statistics both update are changed
 // with bottom halves off, so a softirq on the same CPU cannot interleave.
-class BottomHalvesOff : cxxrt::Pinned {
-public:
-    BottomHalvesOff() { kapi_local_bh_disable(); }
-    ~BottomHalvesOff() { kapi_local_bh_enable(); }
-};
+using cxxrt::BottomHalvesOff;
 
 // The module's workqueue (rtrs-clt.cpp): error, reconnect and heartbeat work.
 cxxrt::Workqueue& workqueue();

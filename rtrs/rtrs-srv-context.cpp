@@ -89,13 +89,13 @@ int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& inco
     auto request = codec::decode_conn_req(event.private_data);
     if (request.is_error()) {
         log::err_ratelimited("malformed connect request refused: %d", request.to_errno());
-        count(g_counters.refused_connects, 1);
+        g_counters.refused_connects.add(1);
         return refuse(incoming, -err::kInval);
     }
     auto accepted = accept_request(incoming, request.value());
     int rc = accepted.is_ok() ? accepted.value() : accepted.to_errno();
     if (rc < 0) {
-        count(g_counters.refused_connects, 1);
+        g_counters.refused_connects.add(1);
         return refuse(incoming, rc);
     }
     return 0;
@@ -128,7 +128,7 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
                 return -err::kNoMem;
             sessions_.push_back(*session);
             ++session_count_;
-            count(g_counters.sessions, 1);
+            g_counters.sessions.add(1);
             new_session = true;
         }
         path = session->find_path(request.sess_uuid);
@@ -232,9 +232,9 @@ Session::~Session()
         for (u32 i = 0; i < chunk_count_; ++i)
             free_array(chunks_[i]);
         free_array(chunks_);
-        count(g_counters.chunk_bytes, -(long long)(u64(chunk_count_) * params().chunk_size));
+        g_counters.chunk_bytes.add(-(long long)(u64(chunk_count_) * params().chunk_size));
     }
-    count(g_counters.sessions, -1);
+    g_counters.sessions.add(-1);
 }
 
 Result<void> Session::ensure_chunks()
@@ -254,7 +254,7 @@ Result<void> Session::ensure_chunks()
         if (!chunk)
             return Error(err::kNoMem);
         chunks_[chunk_count_++] = chunk;
-        count(g_counters.chunk_bytes, p.chunk_size);
+        g_counters.chunk_bytes.add(p.chunk_size);
     }
     return {};
 }

@@ -94,7 +94,7 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     fields.flags = p.always_invalidate ? u32(wire::kMsgFlagNewRkey) : 0;
     u8 message[sizeof(wire::ConnRsp)];
     size_t length = CXXRT_TRY(codec::build_conn_rsp(ByteSpan(message), fields));
-    if (u64 timeout = __atomic_load_n(&g_faults.ack_timeout, __ATOMIC_RELAXED))
+    if (u64 timeout = g_faults.ack_timeout.get())
         CXXRT_TRY(connection_->cm_id().set_ack_timeout(u8(min<u64>(timeout, 31))));
     return connection_->cm_id().accept(ConstByteSpan(message, length), 7);
 }
@@ -240,14 +240,14 @@ void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
         path_.handle_io_request(*this, imm);
         break;
     case ClientMessage::kHeartbeat:
-        if (__atomic_load_n(&g_faults.drop_heartbeat_acks, __ATOMIC_RELAXED))
+        if (g_faults.drop_heartbeat_acks.get())
             break;
         if (IrqSpinGuard guard(post_lock_);
             qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
             path_.schedule_close("cannot answer a heartbeat");
         break;
     case ClientMessage::kHeartbeatAck:
-        path_.heartbeat().saw_ack(kapi_ktime_ns());
+        path_.heartbeat().saw_ack(cxxrt::monotonic_ns());
         break;
     case ClientMessage::kInfoRequest:
     case ClientMessage::kOther:

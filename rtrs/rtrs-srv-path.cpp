@@ -30,7 +30,7 @@ Path::Path(Session& session, const codec::ConnReqFields& request, const ib::Inco
       reconnect_count_(request.recon_cnt), server_address_(first.source_address()),
       client_address_(first.destination_address())
 {
-    count(g_counters.paths, 1);
+    g_counters.paths.add(1);
 }
 
 bool Path::same_addresses(const ib::IncomingConnection& incoming) const
@@ -106,7 +106,7 @@ Result<void> Path::prepare_chunks()
         chunk_regions_[i] = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd_, pages));
         CXXRT_TRY(chunk_regions_[i]->map(*chunks_[i], 0, p.chunk_size));
         ++registered_chunks_;
-        count(g_counters.registered_chunk_bytes, p.chunk_size);
+        g_counters.registered_chunk_bytes.add(p.chunk_size);
     }
     return {};
 }
@@ -181,11 +181,11 @@ Path::~Path()
         for (u16 cid = 0; cid < connection_count_; ++cid)
             destroy(connections_[cid]);
         free_array(connections_);
-        if (u64 delay = __atomic_load_n(&g_faults.id_delay_ms, __ATOMIC_RELAXED))
-            kapi_msleep(unsigned(min<u64>(delay, 10000)));
+        if (u64 delay = g_faults.id_delay_ms.get())
+            cxxrt::sleep_ms(u32(min<u64>(delay, 10000)));
     }
-    count(g_counters.registered_chunk_bytes, -(long long)(u64(registered_chunks_) * p.chunk_size));
-    count(g_counters.paths, -1);
+    g_counters.registered_chunk_bytes.add(-(long long)(u64(registered_chunks_) * p.chunk_size));
+    g_counters.paths.add(-1);
     if (ios_) {
         for (u32 i = 0; i < p.queue_depth; ++i)
             ios_[i].~ServerIo();
@@ -330,12 +330,12 @@ void Path::send_heartbeat()
 {
     if (!is_connected())
         return;
-    switch (heartbeat_.tick(kapi_ktime_ns())) {
+    switch (heartbeat_.tick(cxxrt::monotonic_ns())) {
     case Heartbeat::Action::kClose:
         schedule_close("heartbeats missed");
         return;
     case Heartbeat::Action::kSend: {
-        if (__atomic_load_n(&g_faults.drop_heartbeats, __ATOMIC_RELAXED))
+        if (g_faults.drop_heartbeats.get())
             break;
         ServerConnection* service = connections_[0];
         IrqSpinGuard guard(service->post_lock());

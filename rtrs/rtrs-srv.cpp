@@ -1,6 +1,7 @@
 // rtrs-server module: parameters, lifecycle, and the C API upcalls behind
 // include/rtrs/rtrs-api.h (exported from rtrs-srv-mod.c).
 #include <cxxrt/log.hpp>
+#include <cxxrt/text.hpp>
 #include <cxxrt/module-api.h>
 #include "rtrs/rtrs-srv-kapi.h"
 #include "rtrs/rtrs-srv.hpp"
@@ -12,8 +13,8 @@ namespace {
 constinit Params g_params{};
 }
 
-constinit Faults g_faults{0, 0};
-constinit Counters g_counters{0, 0, 0, 0, 0};
+constinit Faults g_faults = {};
+constinit Counters g_counters = {};
 
 const Params& params()
 {
@@ -66,20 +67,19 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
-    void* debugfs = cxxrt_module_debugfs_dir();
-    kapi_debugfs_create_u64("fault_drop_heartbeats", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeats));
-    kapi_debugfs_create_u64("fault_drop_heartbeat_acks", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_faults.drop_heartbeat_acks));
-    kapi_debugfs_create_u64("fault_id_delay_ms", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.id_delay_ms));
-    kapi_debugfs_create_u64("fault_ack_timeout", debugfs, reinterpret_cast<unsigned long long*>(&g_faults.ack_timeout));
-    kapi_debugfs_create_u64("sessions", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.sessions));
-    kapi_debugfs_create_u64("paths", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.paths));
-    kapi_debugfs_create_u64("chunk_bytes", debugfs, reinterpret_cast<unsigned long long*>(&g_counters.chunk_bytes));
-    kapi_debugfs_create_u64("registered_chunk_bytes", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_counters.registered_chunk_bytes));
-    kapi_debugfs_create_u64("refused_connects", debugfs,
-                            reinterpret_cast<unsigned long long*>(&g_counters.refused_connects));
+    // /sys/kernel/debug/rtrs_server/: the fault knobs and the resource counters.
+    const cxxrt::debugfs::File files[] = {
+        {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
+        {"fault_drop_heartbeat_acks", &g_faults.drop_heartbeat_acks},
+        {"fault_id_delay_ms", &g_faults.id_delay_ms},
+        {"fault_ack_timeout", &g_faults.ack_timeout},
+        {"sessions", &g_counters.sessions},
+        {"paths", &g_counters.paths},
+        {"chunk_bytes", &g_counters.chunk_bytes},
+        {"registered_chunk_bytes", &g_counters.registered_chunk_bytes},
+        {"refused_connects", &g_counters.refused_connects},
+    };
+    cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto sysfs = sysfs_init();
     if (sysfs.is_error()) {
         (void)cxxrt_module_exit();
@@ -130,7 +130,9 @@ extern "C" int rtrs_srv_cxx_session_name(rtrs_server_session* handle, char* buff
 {
     if (!size)
         return -err::kInval;
-    return kapi_scnprintf(buffer, size, "%s", reinterpret_cast<Session*>(handle)->name());
+    cxxrt::TextBuffer text(cxxrt::Span<char>(buffer, size));
+    text.append(cxxrt::StringView(reinterpret_cast<Session*>(handle)->name()));
+    return int(text.length());
 }
 
 extern "C" unsigned int rtrs_srv_cxx_queue_depth(rtrs_server_session*) noexcept

@@ -24,6 +24,8 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/debugfs.hpp>
+#include <cxxrt/time.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
@@ -60,32 +62,28 @@ class ServerConnection;
 
 // Fault injection for tests (debugfs <module>/fault_*; all 0 = inert).
 struct Faults {
-    u64 drop_heartbeats;      // do not send our heartbeats
-    u64 drop_heartbeat_acks;  // do not answer the client's heartbeats
+    cxxrt::debugfs::Number drop_heartbeats;      // do not send our heartbeats
+    cxxrt::debugfs::Number drop_heartbeat_acks;  // do not answer the client's heartbeats
     // Non-zero: the local ACK timeout (4.096 us * 2^n) of connections
     // accepted from now on. 1 makes the retransmit timer fire after one
     // jiffy, so rxe retransmits often (spuriously) under load.
-    u64 ack_timeout;
+    cxxrt::debugfs::Number ack_timeout;
     // A closing path sleeps this long right after destroying its cm_ids:
     // anything freed later would outlive a removed device (rxe WARNs in
     // rxe_pool_cleanup).
-    u64 id_delay_ms;
+    cxxrt::debugfs::Number id_delay_ms;
 };
 extern constinit Faults g_faults;
 
 // Server-wide resource counters (debugfs <module>/; updated atomically).
 struct Counters {
-    u64 sessions;                // sessions listed
-    u64 paths;                   // paths allocated (closing ones included)
-    u64 chunk_bytes;             // chunk memory the sessions hold
-    u64 registered_chunk_bytes;  // chunk bytes behind a path's MR (per path)
-    u64 refused_connects;        // connect requests refused
+    cxxrt::debugfs::Number sessions;                // sessions listed
+    cxxrt::debugfs::Number paths;                   // paths allocated (closing ones included)
+    cxxrt::debugfs::Number chunk_bytes;             // chunk memory the sessions hold
+    cxxrt::debugfs::Number registered_chunk_bytes;  // chunk bytes behind a path's MR (per path)
+    cxxrt::debugfs::Number refused_connects;        // connect requests refused
 };
 extern constinit Counters g_counters;
-inline void count(u64& counter, long long delta)
-{
-    __atomic_fetch_add(&counter, u64(delta), __ATOMIC_RELAXED);
-}
 
 // Module-wide parameters, fixed at load.
 const Params& params();

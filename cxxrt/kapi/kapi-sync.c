@@ -10,6 +10,8 @@
 #include <linux/preempt.h>
 #include <linux/smp.h>
 #include <linux/ktime.h>
+#include <linux/bottom_half.h>
+#include <linux/random.h>
 #include <cxxrt/kapi.h>
 
 /*
@@ -137,4 +139,19 @@ unsigned int kapi_smp_processor_id(void)
 unsigned long long kapi_ktime_ns(void)
 {
 	return ktime_get_ns();
+}
+
+void kapi_local_bh_disable(void)
+{
+	local_bh_disable();
+}
+
+void kapi_local_bh_enable(void)
+{
+	local_bh_enable();
+}
+
+void kapi_get_random_bytes(void *buffer, unsigned int length)
+{
+	get_random_bytes(buffer, length);
 }

@@ -7,7 +7,7 @@
 
 namespace cxxrt {
 
-constinit AllocRegistry g_alloc_registry{Atomic<AllocCounter*>(nullptr), 0};
+constinit AllocRegistry g_alloc_registry{Atomic<AllocCounter*>(nullptr), debugfs::Number(0)};
 
 namespace {
 
@@ -24,10 +24,9 @@ void register_counter(AllocCounter& counter)
 // True when the failure-injection countdown says this allocation must fail.
 bool injected_failure()
 {
-    u64 remaining = __atomic_load_n(&g_alloc_registry.fail_nth, __ATOMIC_RELAXED);
+    u64 remaining = g_alloc_registry.fail_nth.get();
     while (remaining != 0) {
-        if (__atomic_compare_exchange_n(&g_alloc_registry.fail_nth, &remaining, remaining - 1, false,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        if (g_alloc_registry.fail_nth.replace(remaining, remaining - 1))
             return remaining == 1;
     }
     return false;

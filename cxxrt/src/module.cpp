@@ -1,6 +1,7 @@
 // Per-module runtime state: the debugfs view of allocation accounting, the
 // failure-injection knob, and the leak check at module exit.
 #include <cxxrt/module-api.h>
+#include <cxxrt/debugfs.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/seq.hpp>
@@ -29,6 +30,13 @@ constinit AllocationsFile g_allocations_file;
 constinit void* g_debugfs_dir = nullptr;
 
 }  // namespace
+
+void debugfs::create_files(void* dir, Span<const File> files)
+{
+    for (const File& file : files)
+        kapi_debugfs_create_u64(file.name, dir, file.number->storage());
+}
+
 }  // namespace cxxrt
 
 extern "C" int cxxrt_cxx_seq_show(void* seq, void* source) noexcept
@@ -42,8 +50,8 @@ extern "C" int cxxrt_module_init(void) noexcept
     using namespace cxxrt;
     g_debugfs_dir = kapi_debugfs_create_dir(kapi_module_name(), nullptr);
     kapi_debugfs_create_seq_file("allocations", g_debugfs_dir, &g_allocations_file);
-    kapi_debugfs_create_u64("fail_nth", g_debugfs_dir,
-                            reinterpret_cast<unsigned long long*>(&g_alloc_registry.fail_nth));
+    const debugfs::File files[] = {{"fail_nth", &g_alloc_registry.fail_nth}};
+    debugfs::create_files(g_debugfs_dir, files);
     return 0;
 }
 

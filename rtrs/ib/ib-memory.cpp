@@ -71,6 +71,23 @@ Result<void> ScatterList::reset(u32 nents)
     return {};
 }
 
+Result<void> ScatterList::copy_from(void* caller, u32 count, u32 data_length)
+{
+    CXXRT_TRY(reset(count));
+    u32 covered = 0;
+    for (u32 i = 0; i < count; ++i) {
+        if (!caller)
+            return Error(cxxrt::err::kInval);
+        const u32 length = cxxrt::min(kapi_sg_length(caller), data_length - covered);
+        set(i, kapi_sg_virt(caller), length);
+        covered += length;
+        caller = kapi_sg_next(caller);
+    }
+    if (covered != data_length)
+        return Error(cxxrt::err::kInval);
+    return {};
+}
+
 Result<int> ScatterList::map(Device device, DmaDirection direction)
 {
     if (dma_nents_ || !device)

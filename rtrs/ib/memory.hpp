@@ -81,6 +81,11 @@ public:
     Result<void> reset(u32 nents);
     // Entry index points at kernel memory (kmalloc'd or the linear map).
     void set(u32 index, const void* buffer, u32 length) { kapi_sg_set_buf(entry(index), buffer, length); }
+    // Starts over with the first `count` entries of a caller's scatterlist
+    // (chained tables followed) covering exactly `data_length` bytes, the
+    // last entry cut to fit: the pages stay where they are, only the table
+    // is copied. EINVAL if the list is shorter or does not cover the length.
+    Result<void> copy_from(void* caller, u32 count, u32 data_length);
     // ib_dma_map_sg; returns the number of DMA segments.
     Result<int> map(Device device, DmaDirection direction);
     void unmap();

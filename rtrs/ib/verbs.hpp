@@ -175,6 +175,9 @@ public:
     // (handlers see flushed completions). Process context; not for a
     // kDirect CQ.
     void drain() { kapi_ib_drain_qp(qp_); }
+    // To the error state, as after a fatal transport error: posted work
+    // requests flush with errors (fault injection). Any context.
+    Result<void> move_to_error() { return cxxrt::to_result(kapi_ib_qp_to_error(qp_)); }
 
     const QueuePairConfig& config() const { return config_; }
     void* raw() const { return qp_; }

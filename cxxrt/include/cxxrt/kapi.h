@@ -71,6 +71,11 @@ int kapi_in_atomic_context(void) KAPI_NOEXCEPT;
 void kapi_might_sleep(void) KAPI_NOEXCEPT;
 unsigned int kapi_smp_processor_id(void) KAPI_NOEXCEPT;
 unsigned long long kapi_ktime_ns(void) KAPI_NOEXCEPT;
+/* Bottom halves (softirqs) off on this CPU and back on; nest. */
+void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
+void kapi_local_bh_enable(void) KAPI_NOEXCEPT;
+/* get_random_bytes: any context. */
+void kapi_get_random_bytes(void *buffer, unsigned int length) KAPI_NOEXCEPT;
 
 /* debugfs (may sleep). A read-only seq file shows a C++ cxxrt::SeqSource. */
 void *kapi_debugfs_create_dir(const char *name, void *parent) KAPI_NOEXCEPT;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/debugfs.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/types.hpp>
 #include <cxxrt/utility.hpp>
@@ -100,7 +101,7 @@ void free_array(T* array)
 // The module's allocation registry and the failure-injection knob.
 struct AllocRegistry {
     Atomic<AllocCounter*> head;
-    u64 fail_nth;  // 0: off; N: the Nth allocation from now fails (debugfs)
+    debugfs::Number fail_nth;  // 0: off; N: the Nth allocation from now fails (debugfs)
 };
 extern constinit AllocRegistry g_alloc_registry;
 

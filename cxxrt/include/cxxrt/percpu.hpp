@@ -46,6 +46,11 @@ void for_each_possible_cpu(Fn&& fn)
         fn(cpu);
 }
 
+// The CPU running the caller now, as a hint (raw_smp_processor_id): it may
+// change right after unless preemption is off. Spreads work (connections,
+// permit caches) over CPUs; never a key that must stay valid.
+inline unsigned int current_cpu_hint() { return kapi_smp_processor_id(); }
+
 // get_cpu()/put_cpu(): preemption is disabled while it lives (no sleeping).
 class [[nodiscard]] CpuGuard : Pinned {
 public:

@@ -89,6 +89,18 @@ public:
     ~RcuReadGuard() { kapi_rcu_read_unlock(); }
 };
 
+// Waits until every RCU read-side section that began before it has ended
+// (objects unpublished before the call may then be freed). Sleeps.
+inline void synchronize_rcu() { kapi_synchronize_rcu(); }
+
+// Bottom halves (softirqs) off on this CPU while it lives: data that a
+// softirq handler and process context on the same CPU both change.
+class [[nodiscard]] BottomHalvesOff : Pinned {
+public:
+    BottomHalvesOff() { kapi_local_bh_disable(); }
+    ~BottomHalvesOff() { kapi_local_bh_enable(); }
+};
+
 using SpinGuard = Guard<SpinLock>;
 using MutexGuard = Guard<Mutex>;
 

@@ -45,14 +45,14 @@ TEST(Alloc, RegistryNamesTheType)
 
 TEST(Alloc, FailNthInjectsExactlyOneFailure)
 {
-    cxxrt::g_alloc_registry.fail_nth = 2;
+    cxxrt::g_alloc_registry.fail_nth.set(2);
     Widget* first = cxxrt::allocate<Widget>(cxxrt::Gfp::kernel());
     Widget* second = cxxrt::allocate<Widget>(cxxrt::Gfp::kernel());
     Widget* third = cxxrt::allocate<Widget>(cxxrt::Gfp::kernel());
     EXPECT_NE(first, nullptr);
     EXPECT_EQ(second, nullptr);
     EXPECT_NE(third, nullptr);
-    EXPECT_EQ(cxxrt::g_alloc_registry.fail_nth, 0u);
+    EXPECT_EQ(cxxrt::g_alloc_registry.fail_nth.get(), 0u);
     EXPECT_GE(cxxrt::alloc_counter<Widget>.failed.load(), 1u);
     cxxrt::destroy(first);
     cxxrt::destroy(third);
@@ -60,7 +60,7 @@ TEST(Alloc, FailNthInjectsExactlyOneFailure)
 
 TEST(Alloc, MakeUniqueReportsNoMem)
 {
-    cxxrt::g_alloc_registry.fail_nth = 1;
+    cxxrt::g_alloc_registry.fail_nth.set(1);
     auto made = cxxrt::make_unique<Widget>(cxxrt::Gfp::kernel());
     ASSERT_TRUE(made.is_error());
     EXPECT_EQ(made.error().code(), cxxrt::err::kNoMem);

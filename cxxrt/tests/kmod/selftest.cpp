@@ -56,7 +56,7 @@ bool test_allocation_failure_path()
 {
     Constructed::constructions = 0;
     u64 failed_before = alloc_counter<Constructed>.failed.load();
-    g_alloc_registry.fail_nth = 1;
+    g_alloc_registry.fail_nth.set(1);
     auto made = make_unique<Constructed>(Gfp::kernel());
     EXPECT(made.is_error());
     EXPECT(made.error().code() == err::kNoMem);

@@ -12,7 +12,7 @@ flags="-std=gnu++20 -fsyntax-only -nostdinc++ -ffreestanding -fno-exceptions -fn
   -Wno-unknown-attributes -Wno-gnu-statement-expression -Wno-unused-command-line-argument"
 [ -f generated/cxxrt-kabi.h ] || { echo "1..0 # SKIP run 'make' first (generated/cxxrt-kabi.h)"; exit 0; }
 n=0 failed=0
-echo "1..$(( $(wc -w <<<"$files") + 1 ))"
+echo "1..$(( $(wc -w <<<"$files") + 2 ))"
 # Kernel differences live in the C boundary only: no C++ file (kernel or
 # host side, headers included) may ask which kernel it is built for.
 n=$((n + 1))
@@ -23,6 +23,14 @@ if [ -z "$versioned" ]; then
 else
     echo "not ok $n - kernel-version conditional in C++ (belongs in a C boundary file)"
     echo "$versioned" | sed 's/^/#   /'
+    failed=$((failed + 1))
+fi
+# Product code reaches the kernel through the abstraction layer only.
+n=$((n + 1))
+if layers=$(tools/check-layers.sh 2>&1); then
+    echo "ok $n - layers: $layers"
+else
+    echo "not ok $n - layers"; echo "$layers" | sed 's/^/#   /'
     failed=$((failed + 1))
 fi
 for f in $files; do

@@ -5,6 +5,9 @@
 #   static-ctor : a global object with a constructor (.init_array)
 #   plain-new   : `new T` without GFP flags (undefined _Znwm)
 #   eh-frame    : unwind tables forced on (.eh_frame)
+#   kapi-call   : product code calling a C boundary function itself; the
+#                 lint's layering check (tools/check-layers.sh, part of
+#                 `make check`'s lint stage) must refuse it
 # Usage: tools/gate-tests/run.sh KDIR [CASE...]   (default: every case)
 set -uo pipefail
 kdir=${1:?usage: run.sh KDIR}
@@ -12,7 +15,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
-cases=(static-ctor plain-new eh-frame)
+cases=(static-ctor plain-new eh-frame kapi-call)
 [ $# -gt 1 ] && cases=("${@:2}")
 echo "1..${#cases[@]}"
 n=0 failed=0
@@ -22,6 +25,7 @@ for name in "${cases[@]}"; do
     mkdir -p "$dir"
     (cd "$top" && git ls-files -co --exclude-standard | grep -v '^\.cache/' | cpio -pdm --quiet "$dir")
     target=$dir/rtrs/rtrs-clt.cpp
+    check=(make -C "$dir" KDIR="$kdir" modules)
     case $name in
         static-ctor)
             printf '\nstruct GateCtor { GateCtor() { kapi_might_sleep(); } };\nGateCtor g_gate_ctor;\n' >> "$target"
@@ -36,12 +40,16 @@ for name in "${cases[@]}"; do
             echo 'cxx-subset-flags += -fasynchronous-unwind-tables' >> "$dir/tools/kbuild/cxx.mk"
             printf '\nextern "C" int gate_unwind(int x);\nint gate_unwind(int x) { return x + 1; }\n' >> "$target"
             expect='\.eh_frame' ;;
+        kapi-call)
+            printf '\nextern "C" void gate_boundary_call(void);\nvoid gate_boundary_call(void) { kapi_might_sleep(); }\n' >> "$target"
+            check=("$dir/tools/check-layers.sh" "$dir")
+            expect='calls the C boundary directly: rtrs/rtrs-clt.cpp' ;;
     esac
-    if make -C "$dir" KDIR="$kdir" modules > "$dir.log" 2>&1; then
+    if "${check[@]}" > "$dir.log" 2>&1; then
         echo "not ok $n - $name: the build succeeded but must fail"
         failed=$((failed + 1))
     elif grep -qE "$expect" "$dir.log"; then
-        echo "ok $n - $name: build rejected ($(grep -m1 -E "$expect" "$dir.log" | sed 's/^ *//' | cut -c1-110))"
+        echo "ok $n - $name: rejected ($(grep -m1 -E "$expect" "$dir.log" | sed 's/^ *//' | cut -c1-110))"
     else
         echo "not ok $n - $name: build failed, but not for $expect (see $dir.log)"
         failed=$((failed + 1))

@@ -1,10 +1,9 @@
 #!/bin/sh
-# The layering rule of Documentation/design.md: product code (rtrs/, rnbd/,
-# outside their tests and the abstraction folders below) reaches the kernel
-# only through the abstraction layer (cxxrt/, rtrs/ib/, rnbd/block/), never
-# by calling a C
-# boundary function (kapi_*, rnbd_kapi_*, ...) itself. The calls not yet
-# moved behind a C++ type are listed with their count in
+# The layering rule of Documentation/design.md: product code (rtrs/ and
+# rnbd/, outside their tests and the abstraction folders below) reaches the
+# kernel only through the abstraction layer (cxxrt/, rtrs/ib/, rnbd/block/),
+# never by calling a C boundary function (kapi_*, rnbd_kapi_*, ...) itself.
+# The calls not yet moved behind a C++ type are listed with their count in
 # tools/layers-allow.txt; a file may make no more than its allowance (none
 # if unlisted), so the list only shrinks.
 # Usage: tools/check-layers.sh [TOP]   Prints one line; exit 1 on a violation.

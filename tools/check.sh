@@ -63,7 +63,7 @@ failures_of() { # stage file...
     for file in "$@"; do
         [ -f "$file" ] || continue
         while IFS= read -r line; do failures+=("$stage: $line"); done < <(
-            grep -E '^not ok [0-9]+|^# FAILED: |^\[  FAILED  \] [A-Za-z]|^fuzz: [^ ]+ FAILED|^run\.sh: .*: FAIL|^run-pair\.sh: FAIL|^(kernel|debug)-lane: .*(failed|FAIL)' "$file" \
+            grep -E '^not ok [0-9]+|^# FAILED: |^\[  FAILED  \] [A-Za-z]|^fuzz: [^ ]+ FAILED|^run\.sh: .*: FAIL|^run-pair\.sh: FAIL|^(kernel|debug)-lane: .*(failed|FAIL)([^A-Z_]|$)' "$file" \
                 | grep -vE '# (SKIP|TODO)' | head -20)
     done
 }

@@ -1,33 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-server C boundary: one bio per RNBD IO (see kapi-blkdev.h). The data
- * of an IO is an RTRS chunk: kmalloc'd, physically contiguous, so it goes
- * into the bio as one multi-page segment.
+ * rnbd-server C boundary: one bio per IO (see kapi-blkdev.h). The data of
+ * an IO is an RTRS chunk: kmalloc'd, physically contiguous, so it goes into
+ * the bio as one multi-page segment. The op and flags arrive as the block
+ * layer's own blk_opf_t (C++ maps the RNBD ones: rnbd-srv-io-bdev.cpp).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include "kapi-blkdev.h"
 
-/* Indexed by the RNBD op (the caller refuses anything past write zeroes). */
-static const blk_opf_t kapi_rnbd_ops[] = {
-	REQ_OP_READ, REQ_OP_WRITE, REQ_OP_WRITE | REQ_PREFLUSH, REQ_OP_DISCARD, REQ_OP_SECURE_ERASE,
-	REQ_OP_WRITE_ZEROES,
-};
-
-/* KAPI: any context. */
-unsigned int kapi_bio_opf(unsigned int rnbd_op, unsigned int rnbd_flags)
-{
-	blk_opf_t opf = kapi_rnbd_ops[rnbd_op % ARRAY_SIZE(kapi_rnbd_ops)];
-
-	if (rnbd_flags & 0x100)
-		opf |= REQ_SYNC;
-	if (rnbd_flags & 0x200)
-		opf |= REQ_FUA;
-	return (__force unsigned int)opf;
-}
-
 /* KAPI: process context (GFP_NOIO from the bio set: does not fail). */
-void *kapi_bio_alloc(void *bdev, unsigned int opf, void *data, unsigned int data_len)
+struct bio *kapi_bio_alloc(struct block_device *bdev, unsigned int opf, void *data, unsigned int data_len)
 {
 	struct bio *bio = bio_alloc(bdev, data_len ? 1 : 0, (__force blk_opf_t)opf, GFP_NOIO);
 
@@ -49,11 +32,9 @@ static void kapi_bio_end_io(struct bio *bio)
 }
 
 /* KAPI: process context. */
-void kapi_bio_submit(void *bio_ptr, unsigned long long sector, unsigned int size, unsigned short prio,
+void kapi_bio_submit(struct bio *bio, unsigned long long sector, unsigned int size, unsigned short prio,
 		     void *context)
 {
-	struct bio *bio = bio_ptr;
-
 	bio->bi_iter.bi_sector = sector;
 	bio->bi_iter.bi_size = size;
 	bio->bi_end_io = kapi_bio_end_io;

@@ -16,42 +16,41 @@
 #include "kapi-blkdev.h"
 
 /* KAPI: process context, sleeps (path walk). */
-int kapi_path_lookup(const char *name, void *path)
+int kapi_path_lookup(const char *name, struct path *path)
 {
 	return kern_path(name, LOOKUP_FOLLOW, path);
 }
 
-void kapi_path_put(void *path)
+void kapi_path_put(struct path *path)
 {
 	path_put(path);
 }
 
-unsigned int kapi_path_mode(const void *path)
+unsigned int kapi_path_mode(const struct path *path)
 {
-	return d_inode(((const struct path *)path)->dentry)->i_mode;
+	return d_inode(path->dentry)->i_mode;
 }
 
-unsigned int kapi_path_rdev(const void *path)
+unsigned int kapi_path_rdev(const struct path *path)
 {
-	return d_inode(((const struct path *)path)->dentry)->i_rdev;
+	return d_inode(path->dentry)->i_rdev;
 }
 
 /* The test of the kernel's may_open_dev(), which is not exported. */
-int kapi_path_nodev(const void *path)
+int kapi_path_nodev(const struct path *path)
 {
-	const struct vfsmount *mnt = ((const struct path *)path)->mnt;
+	const struct vfsmount *mnt = path->mnt;
 
 	return (mnt->mnt_flags & MNT_NODEV) || (mnt->mnt_sb->s_iflags & SB_I_NODEV);
 }
 
-int kapi_path_is_under(const void *path, const void *dir)
+int kapi_path_is_under(const struct path *path, const struct path *dir)
 {
 	return path_is_under(path, dir);
 }
 
-int kapi_path_permission(const void *path, int writable)
+int kapi_path_permission(const struct path *p, int writable)
 {
-	const struct path *p = path;
 
 	/* 6.3 replaced the mount's user namespace by its idmap. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -68,7 +67,7 @@ int kapi_path_permission(const void *path, int writable)
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 /* KAPI: process context, sleeps. */
-int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, void **bdev)
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, struct block_device **bdev)
 {
 	struct file *file = bdev_file_open_by_dev(dev, writable ? BLK_OPEN_READ | BLK_OPEN_WRITE : BLK_OPEN_READ,
 						  NULL, NULL);
@@ -92,7 +91,7 @@ static fmode_t kapi_blkdev_mode(int writable)
 }
 
 /* KAPI: process context, sleeps. */
-int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, void **bdev)
+int kapi_blkdev_open_by_dev(unsigned int dev, int writable, void **handle, struct block_device **bdev)
 {
 	struct block_device *opened = blkdev_get_by_dev(dev, kapi_blkdev_mode(writable), NULL);
 
@@ -110,82 +109,82 @@ void kapi_blkdev_close(void *handle, int writable)
 }
 #endif
 
-int kapi_blkdev_read_only(void *bdev)
+int kapi_blkdev_read_only(struct block_device *bdev)
 {
 	return bdev_read_only(bdev);
 }
 
-unsigned long long kapi_blkdev_nr_sectors(void *bdev)
+unsigned long long kapi_blkdev_nr_sectors(struct block_device *bdev)
 {
 	return bdev_nr_sectors(bdev);
 }
 
-unsigned int kapi_blkdev_logical_block_size(void *bdev)
+unsigned int kapi_blkdev_logical_block_size(struct block_device *bdev)
 {
 	return bdev_logical_block_size(bdev);
 }
 
-unsigned int kapi_blkdev_physical_block_size(void *bdev)
+unsigned int kapi_blkdev_physical_block_size(struct block_device *bdev)
 {
 	return bdev_physical_block_size(bdev);
 }
 
-unsigned int kapi_blkdev_max_segments(void *bdev)
+unsigned int kapi_blkdev_max_segments(struct block_device *bdev)
 {
 	return bdev_max_segments(bdev);
 }
 
-unsigned int kapi_blkdev_max_hw_sectors(void *bdev)
+unsigned int kapi_blkdev_max_hw_sectors(struct block_device *bdev)
 {
 	return queue_max_hw_sectors(bdev_get_queue(bdev));
 }
 
-unsigned int kapi_blkdev_max_discard_sectors(void *bdev)
+unsigned int kapi_blkdev_max_discard_sectors(struct block_device *bdev)
 {
 	return bdev_max_discard_sectors(bdev);
 }
 
-unsigned int kapi_blkdev_discard_granularity(void *bdev)
+unsigned int kapi_blkdev_discard_granularity(struct block_device *bdev)
 {
 	return bdev_discard_granularity(bdev);
 }
 
-unsigned int kapi_blkdev_discard_alignment(void *bdev)
+unsigned int kapi_blkdev_discard_alignment(struct block_device *bdev)
 {
 	return bdev_discard_alignment(bdev);
 }
 
-unsigned int kapi_blkdev_write_zeroes_sectors(void *bdev)
+unsigned int kapi_blkdev_write_zeroes_sectors(struct block_device *bdev)
 {
 	return bdev_write_zeroes_sectors(bdev);
 }
 
-unsigned int kapi_blkdev_max_secure_erase_sectors(void *bdev)
+unsigned int kapi_blkdev_max_secure_erase_sectors(struct block_device *bdev)
 {
 	return bdev_max_secure_erase_sectors(bdev);
 }
 
-int kapi_blkdev_write_cache(void *bdev)
+int kapi_blkdev_write_cache(struct block_device *bdev)
 {
 	return bdev_write_cache(bdev);
 }
 
-int kapi_blkdev_fua(void *bdev)
+int kapi_blkdev_fua(struct block_device *bdev)
 {
 	return bdev_fua(bdev);
 }
 
-unsigned int kapi_blkdev_devt(void *bdev)
+unsigned int kapi_blkdev_devt(struct block_device *bdev)
 {
-	return ((struct block_device *)bdev)->bd_dev;
+	return bdev->bd_dev;
 }
 
-void kapi_blkdev_name(void *bdev, char *buf, unsigned int size)
+void kapi_blkdev_name(struct block_device *bdev, char *buf, unsigned int size)
 {
-	snprintf(buf, size, "%pg", (struct block_device *)bdev);
+	snprintf(buf, size, "%pg", bdev);
 }
 
-void *kapi_blkdev_kobj(void *bdev)
+void *kapi_blkdev_kobj(struct block_device *bdev)
 {
-	return bdev_kobj((struct block_device *)bdev);
+	return bdev_kobj(bdev);
 }

@@ -14,7 +14,7 @@
 #include "kapi-blkdev.h"
 
 /* KAPI: process context, sleeps. */
-int kapi_file_open_path(const void *path, int writable, void **out)
+int kapi_file_open_path(const struct path *path, int writable, struct file **out)
 {
 	struct file *file = dentry_open(path, (writable ? O_RDWR : O_RDONLY) | O_LARGEFILE, current_cred());
 
@@ -25,38 +25,38 @@ int kapi_file_open_path(const void *path, int writable, void **out)
 }
 
 /* KAPI: process context, sleeps. */
-void kapi_file_close(void *file)
+void kapi_file_close(struct file *file)
 {
 	filp_close(file, NULL);
 }
 
-unsigned long long kapi_file_size(void *file)
+unsigned long long kapi_file_size(struct file *file)
 {
 	/* The mapping's host: for a block device node that is the device's own inode (its size), not the node's. */
-	return i_size_read(((struct file *)file)->f_mapping->host);
+	return i_size_read(file->f_mapping->host);
 }
 
-unsigned int kapi_file_dev(void *file)
+unsigned int kapi_file_dev(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 
 	return S_ISBLK(inode->i_mode) ? inode->i_rdev : inode->i_sb->s_dev;
 }
 
-unsigned long long kapi_file_ino(void *file)
+unsigned long long kapi_file_ino(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 
 	return S_ISBLK(inode->i_mode) ? 0 : inode->i_ino;
 }
 
-int kapi_file_can_direct(void *file)
+int kapi_file_can_direct(struct file *file)
 {
-	return (((struct file *)file)->f_mode & FMODE_CAN_ODIRECT) != 0;
+	return (file->f_mode & FMODE_CAN_ODIRECT) != 0;
 }
 
 /* KAPI: process context, sleeps. */
-long kapi_file_read(void *file, void *buf, unsigned int len, unsigned long long pos)
+long kapi_file_read(struct file *file, void *buf, unsigned int len, unsigned long long pos)
 {
 	loff_t offset = pos;
 
@@ -64,7 +64,7 @@ long kapi_file_read(void *file, void *buf, unsigned int len, unsigned long long 
 }
 
 /* KAPI: process context, sleeps. */
-long kapi_file_write(void *file, const void *buf, unsigned int len, unsigned long long pos)
+long kapi_file_write(struct file *file, const void *buf, unsigned int len, unsigned long long pos)
 {
 	loff_t offset = pos;
 
@@ -79,7 +79,7 @@ static void kapi_direct_kiocb(struct kiocb *kiocb, struct file *file, unsigned l
 }
 
 /* KAPI: process context, sleeps. Synchronous (no ki_complete). */
-long kapi_file_write_direct(void *file, void *buf, unsigned int len, unsigned long long pos)
+long kapi_file_write_direct(struct file *file, void *buf, unsigned int len, unsigned long long pos)
 {
 	struct bio_vec segment = { .bv_page = virt_to_page(buf), .bv_len = len, .bv_offset = offset_in_page(buf) };
 	struct iov_iter from;
@@ -95,13 +95,13 @@ long kapi_file_write_direct(void *file, void *buf, unsigned int len, unsigned lo
 }
 
 /* KAPI: process context, sleeps. */
-int kapi_file_sync(void *file, unsigned long long pos, unsigned long long len)
+int kapi_file_sync(struct file *file, unsigned long long pos, unsigned long long len)
 {
 	return vfs_fsync_range(file, pos, len ? pos + len - 1 : LLONG_MAX, 1);
 }
 
 /* KAPI: process context, sleeps. */
-int kapi_file_punch_hole(void *file, unsigned long long pos, unsigned long long len)
+int kapi_file_punch_hole(struct file *file, unsigned long long pos, unsigned long long len)
 {
 	return vfs_fallocate(file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pos, len);
 }

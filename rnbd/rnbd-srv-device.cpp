@@ -1,10 +1,11 @@
-// rnbd-server: the backing object of a mapping (block device or file) and
-// the export policy applied to it, the file_export_dir parameter, the
-// exported Device with its sysfs directory, and a mapping's sysfs files.
+// rnbd-server: the backing object of a mapping and the export policy
+// applied to it (the backends themselves: rnbd-srv-io-bdev.cpp and
+// rnbd-srv-io-file.cpp), the file_export_dir parameter, the exported Device
+// with its sysfs directory, and a mapping's sysfs files.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
-#include "rnbd/kapi-blkdev.h"
+#include "rnbd/block/path.hpp"
 #include "rnbd/rnbd-srv-kapi.h"
 #include "rnbd/rnbd-srv-policy.hpp"
 #include "rnbd/rnbd-srv.hpp"
@@ -14,16 +15,6 @@ namespace rnbd::srv {
 
 using namespace cxxrt;
 
-namespace {
-
-// Limits we announce for objects served through the VFS.
-constexpr u32 kFileMaxHwSectors = 1024;  // 512 KiB; the client caps to the RTRS chunk anyway
-constexpr u16 kFileMaxSegments = 128;
-constexpr u32 kFileDiscardGranularity = 4096;
-constexpr u32 kFileMaxDiscardSectors = 1u << 16;  // 32 MiB per discard
-
-}  // namespace
-
 // ---- PathBuffer ----
 
 PathBuffer::PathBuffer() : data_(allocate_array<char>(Gfp::kernel(), policy::kPathMax)) {}
@@ -32,40 +23,15 @@ Span<char> PathBuffer::span() { return Span<char>(data_, policy::kPathMax); }
 
 namespace {
 
-// A looked-up path (struct path) and its reference, dropped at scope end.
-class KernelPath : Pinned {
-public:
-    KernelPath() = default;
-    ~KernelPath()
-    {
-        if (held_)
-            kapi_path_put(storage_);
-    }
-
-    Result<void> lookup(const char* name)
-    {
-        CXXRT_TRY(to_result(kapi_path_lookup(name, storage_)));
-        held_ = true;
-        return {};
-    }
-    const void* native() const { return storage_; }
-    policy::ObjectKind kind() const { return policy::object_kind(kapi_path_mode(storage_)); }
-    bool nodev() const { return kapi_path_nodev(storage_) != 0; }
-    u32 rdev() const { return kapi_path_rdev(storage_); }
-    bool is_under(const KernelPath& dir) const { return kapi_path_is_under(storage_, dir.storage_) != 0; }
-
-private:
-    alignas(KABI_ALIGNOF_PATH) unsigned char storage_[KABI_SIZEOF_PATH];
-    bool held_ = false;
-};
+policy::ObjectKind kind_of(const block::Path& path) { return policy::object_kind(path.mode()); }
 
 // Whether the object at `object` lies inside the directory named by
 // `file_export_dir` (looked up now: the parameter may have changed, or the
 // directory may be gone, since it was set).
-bool inside_file_export_dir(const KernelPath& object, const char* file_export_dir)
+bool inside_file_export_dir(const block::Path& object, const char* file_export_dir)
 {
-    KernelPath dir;
-    if (dir.lookup(file_export_dir).is_error() || dir.kind() != policy::ObjectKind::kDirectory)
+    block::Path dir;
+    if (dir.lookup(file_export_dir).is_error() || kind_of(dir) != policy::ObjectKind::kDirectory)
         return false;
     return object.is_under(dir);
 }
@@ -77,14 +43,14 @@ bool inside_file_export_dir(const KernelPath& object, const char* file_export_di
 Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
 {
     refusal_ = "";
-    KernelPath object;
+    block::Path object;
     auto found = object.lookup(path);
     if (found.is_error()) {
         refusal_ = "lookup failed";
         return found.error();
     }
     policy::ExportFacts facts;
-    facts.kind = object.kind();
+    facts.kind = kind_of(object);
     facts.nodev_mount = object.nodev();
     facts.file_export_enabled = file_export_dir[0] != '\0';
     if (facts.kind == policy::ObjectKind::kRegularFile && facts.file_export_enabled)
@@ -94,94 +60,20 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
         refusal_ = decision.reason;
         return Error::from_errno(decision.error);
     }
-    writable_ = writable;
     if (decision.open_as == policy::OpenAs::kBlockDevice) {
-        void* opened = nullptr;
-        void* bdev = nullptr;
-        CXXRT_TRY(to_result(kapi_blkdev_open_by_dev(object.rdev(), writable, &opened, &bdev)));
-        if (writable && kapi_blkdev_read_only(bdev)) {
-            kapi_blkdev_close(opened, writable);
-            refusal_ = "read-write open of a read-only block device";
-            return Error(err::kAccess);
-        }
-        kind_ = IoKind::kBlock;
-        handle_ = bdev;
-        open_handle_ = opened;
-        logical_block_size_ = kapi_blkdev_logical_block_size(bdev);
-        // Offered as the device does it: the block layer would otherwise
-        // emulate it here with writes of zeroes, which the client's own
-        // block layer does as well without the round trip of a new op.
-        max_write_zeroes_sectors_ = kapi_blkdev_write_zeroes_sectors(bdev);
-        key_dev_ = kapi_blkdev_devt(bdev);
-        key_ino_ = 0;
-        return {};
+        backend_ = CXXRT_TRY(BlockBackend::open(object.rdev(), writable, refusal_));
+    } else {
+        const bool block_node = facts.kind == policy::ObjectKind::kBlockDevice;
+        backend_ = CXXRT_TRY(FileBackend::open(object, writable, block_node));
     }
-    CXXRT_TRY(to_result(kapi_path_permission(object.native(), writable)));
-    void* file = nullptr;
-    CXXRT_TRY(to_result(kapi_file_open_path(object.native(), writable, &file)));
-    kind_ = IoKind::kFile;
-    handle_ = file;
-    open_handle_ = file;
-    file_is_block_node_ = facts.kind == policy::ObjectKind::kBlockDevice;
-    can_direct_ = kapi_file_can_direct(file) != 0;
-    logical_block_size_ = wire::kSectorSize;
-    key_dev_ = kapi_file_dev(file);
-    key_ino_ = kapi_file_ino(file);
+    writable_ = writable;
     return {};
 }
 
 void Backing::close()
 {
-    handle_ = nullptr;
-    void* handle = exchange(open_handle_, nullptr);
-    if (!handle)
-        return;
-    if (kind_ == IoKind::kBlock)
-        kapi_blkdev_close(handle, writable_);
-    else
-        kapi_file_close(handle);
-}
-
-u64 Backing::sectors() const
-{
-    if (!handle_)
-        return 0;
-    if (kind_ == IoKind::kBlock)
-        return kapi_blkdev_nr_sectors(handle_);
-    return kapi_file_size(handle_) >> wire::kSectorShift;
-}
-
-void Backing::fill_open_rsp(codec::OpenRspFields& rsp) const
-{
-    rsp.nsectors = sectors();
-    // Files: none offered (fallocate ranges are not served as write-zeroes).
-    rsp.max_write_zeroes_sectors = max_write_zeroes_sectors_;
-    if (kind_ == IoKind::kBlock) {
-        void* bdev = handle_;
-        rsp.logical_block_size = u16(logical_block_size_);
-        rsp.physical_block_size = u16(kapi_blkdev_physical_block_size(bdev));
-        rsp.max_segments = u16(min(kapi_blkdev_max_segments(bdev), 0xffffu));
-        rsp.max_hw_sectors = kapi_blkdev_max_hw_sectors(bdev);
-        rsp.max_discard_sectors = kapi_blkdev_max_discard_sectors(bdev);
-        rsp.discard_granularity = kapi_blkdev_discard_granularity(bdev);
-        rsp.discard_alignment = kapi_blkdev_discard_alignment(bdev);
-        rsp.secure_discard = u16(min(kapi_blkdev_max_secure_erase_sectors(bdev), 0xffffu));
-        rsp.cache_policy = u8((kapi_blkdev_write_cache(bdev) ? wire::kCacheWriteback : 0) |
-                              (kapi_blkdev_fua(bdev) ? wire::kCacheFua : 0));
-        return;
-    }
-    // Through the VFS: writes that do not bypass the page cache are made
-    // durable by flush (fsync) and FUA (fsync of the range).
-    rsp.logical_block_size = u16(logical_block_size_);
-    rsp.physical_block_size = u16(logical_block_size_);
-    rsp.max_segments = kFileMaxSegments;
-    rsp.max_hw_sectors = kFileMaxHwSectors;
-    const bool can_punch = !file_is_block_node_;
-    rsp.max_discard_sectors = can_punch ? kFileMaxDiscardSectors : 0;
-    rsp.discard_granularity = can_punch ? kFileDiscardGranularity : 0;
-    rsp.discard_alignment = 0;
-    rsp.secure_discard = 0;
-    rsp.cache_policy = u8(wire::kCacheWriteback | wire::kCacheFua);
+    if (Backend* backend = exchange(backend_, nullptr))
+        backend->release();
 }
 
 // ---- Device ----
@@ -196,8 +88,8 @@ Result<void> Device::add_sysfs(sysfs::KobjRef parent, const Backing& backing)
 {
     CXXRT_TRY(kobj_.add(this, parent, name_));
     CXXRT_TRY(sessions_.add(this, kobj_, "sessions"));
-    if (backing.kind() == IoKind::kBlock) {
-        CXXRT_TRY(sysfs::create_link(kobj_, sysfs::KobjRef(kapi_blkdev_kobj(backing.handle())), "block_dev"));
+    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
+        CXXRT_TRY(sysfs::create_link(kobj_, bdev->kobject(), "block_dev"));
         linked_ = true;
     }
     return {};
@@ -221,8 +113,8 @@ void Device::remove_sysfs()
 
 void Device::set_name(const Backing& backing, const char* mapping_path)
 {
-    if (backing.kind() == IoKind::kBlock) {
-        kapi_blkdev_name(backing.handle(), name_, sizeof(name_));
+    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
+        bdev->name(Span<char>(name_, sizeof(name_)));
         return;
     }
     size_t n = 0;
@@ -331,11 +223,11 @@ extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage
         return -err::kNoMem;
     copy_bytes(candidate.data(), value, length);
     candidate.data()[length] = '\0';
-    KernelPath dir;
+    rnbd::block::Path dir;
     auto found = dir.lookup(candidate.data());
     if (found.is_error())
         return found.to_errno();
-    if (dir.kind() != policy::ObjectKind::kDirectory)
+    if (kind_of(dir) != policy::ObjectKind::kDirectory)
         return -policy::kErrNotDir;
     copy_bytes(storage, candidate.data(), length + 1);
     return 0;

@@ -4,12 +4,11 @@
 // SESS_INFO is answered at once; OPEN and CLOSE become a ControlOp on the
 // control workqueue; an IO is validated here (message, device id, range,
 // alignment, direction, priority, read-only mapping: policy::check_io) and
-// then becomes an IoWork on the IO
-// workqueue, which submits a bio (blockio) or calls the VFS (fileio).
-// Every path answers the RTRS request exactly once.
+// then becomes an IoWork on the IO workqueue, which hands it to the
+// mapping's backend (rnbd-srv-backend.hpp: a bio, or the VFS). Every path
+// answers the RTRS request exactly once.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
-#include "rnbd/kapi-blkdev.h"
 #include "rnbd/kapi-trace.h"
 #include "rnbd/rnbd-srv-kapi.h"
 #include "rnbd/rnbd-srv-policy.hpp"
@@ -86,90 +85,26 @@ private:
 
 }  // namespace
 
-// One validated IO on its way to the backing object.
-class IoWork : Pinned {
-public:
-    IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
-        : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
-          data_(data), fields_(fields)
-    {
-    }
+// ---- IoWork ----
 
-    void queue() { work_.queue_on(server().io_wq()); }
+IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
+    : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
+      data_(data), fields_(fields)
+{
+}
 
-    // Answers the request and lets the mapping go; any context.
-    void finish(int error)
-    {
-        rtrs_server_io* io = io_;
-        SessDev& dev = dev_;
-        destroy(this);
-        rtrs_server_respond(io, error);
-        dev.put();
-    }
+void IoWork::queue() { work_.queue_on(server().io_wq()); }
 
-private:
-    void run()
-    {
-        if (dev_.backing().kind() == IoKind::kBlock)
-            submit_bio();
-        else
-            finish(file_io());
-    }
+void IoWork::finish(int error)
+{
+    rtrs_server_io* io = io_;
+    SessDev& dev = dev_;
+    destroy(this);
+    rtrs_server_respond(io, error);
+    dev.put();
+}
 
-    void submit_bio()
-    {
-        const bool has_data = fields_.op == IoOp::kRead || fields_.op == IoOp::kWrite;
-        const unsigned int opf = kapi_bio_opf(u32(fields_.op), fields_.flags);
-        void* bio = kapi_bio_alloc(dev_.backing().handle(), opf, data_, has_data ? fields_.bi_size : 0);
-        if (!bio) {
-            finish(-err::kInval);
-            return;
-        }
-        const u64 sector = fields_.op == IoOp::kFlush ? 0 : fields_.sector;
-        kapi_bio_submit(bio, sector, fields_.bi_size, fields_.prio, this);  // finish() runs from the end_io
-    }
-
-    int file_io()
-    {
-        void* file = dev_.backing().handle();
-        const u64 pos = fields_.sector << wire::kSectorShift;
-        const u32 length = fields_.bi_size;
-        switch (fields_.op) {
-        case IoOp::kRead: {
-            const long done = kapi_file_read(file, data_, length, pos);
-            return done < 0 ? int(done) : done == long(length) ? 0 : -err::kIo;
-        }
-        case IoOp::kWrite: {
-            long done = -err::kInval;
-            if (dev_.backing().can_direct())
-                done = kapi_file_write_direct(file, data_, length, pos);
-            if (done == -err::kInval)  // no O_DIRECT here, or a misaligned range
-                done = kapi_file_write(file, data_, length, pos);
-            if (done < 0)
-                return int(done);
-            if (done != long(length))
-                return -err::kIo;
-            if (fields_.flags & wire::kIoFlagFua)
-                return kapi_file_sync(file, pos, length);
-            return 0;
-        }
-        case IoOp::kFlush:
-            return kapi_file_sync(file, 0, 0);
-        case IoOp::kDiscard:
-            if (dev_.backing().is_block_node())
-                return -err::kOpNotSupp;
-            return kapi_file_punch_hole(file, pos, length);
-        default:
-            return -err::kOpNotSupp;  // secure erase has no file equivalent
-        }
-    }
-
-    Work work_;
-    SessDev& dev_;
-    rtrs_server_io* io_;
-    void* data_;
-    codec::IoFields fields_;
-};
+void IoWork::run() { dev_.backing().backend().submit(*this); }
 
 namespace {
 
@@ -286,8 +221,3 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
 }
 
 }  // namespace rnbd::srv
-
-extern "C" void rnbd_srv_cxx_bio_done(void* context, int error) noexcept
-{
-    static_cast<rnbd::srv::IoWork*>(context)->finish(error);
-}

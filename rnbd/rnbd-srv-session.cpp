@@ -87,11 +87,7 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
         dev = created.value();
         log::info("session %s: opened '%s' as %s, %s, %s, device id %u, %llu sectors", name_, path.data(),
                   dev->device()->name(), access_mode_name(dev->access_mode()),
-                  dev->backing().kind() == IoKind::kBlock ? "blockio"
-                  : dev->backing().can_direct()          ? "fileio (direct writes)"
-                                                         : "fileio (buffered writes)",
-                  dev->id(),
-                  (unsigned long long)dev->sectors());
+                  dev->backing().io_mode_name(), dev->id(), (unsigned long long)dev->sectors());
     }
     rsp = codec::OpenRspFields{};
     dev->backing().fill_open_rsp(rsp);

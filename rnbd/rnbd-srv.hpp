@@ -31,6 +31,7 @@
 #include <proto/rnbd-wire.hpp>
 #include <rtrs/rtrs-api.h>
 #include "rnbd/rnbd-codec.hpp"
+#include "rnbd/rnbd-srv-backend.hpp"
 
 namespace rnbd::srv {
 
@@ -54,9 +55,6 @@ inline constexpr cxxrt::size_t kNameSize = 256;  // session names, device names,
 
 const char* access_mode_name(wire::AccessMode mode);
 
-// How a mapping reaches its data.
-enum class IoKind : u8 { kBlock, kFile };
-
 // A PATH_MAX buffer for a path (kmalloc'd: too big for a kernel stack).
 class PathBuffer : Pinned {
 public:
@@ -69,7 +67,8 @@ private:
     char* data_;
 };
 
-// One open of the exported object (a block_device or a struct file).
+// One open of the exported object: the export policy applied to a path,
+// then the Backend (rnbd-srv-backend.hpp) that serves the mapping's IO.
 class Backing : Pinned {
 public:
     Backing() = default;
@@ -83,39 +82,22 @@ public:
     Result<void> open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir);
     void close();
 
-    IoKind kind() const { return kind_; }
-    // What IO and the property calls take: the block_device or the file.
-    void* handle() const { return handle_; }
+    // The backend of an open object.
+    Backend& backend() const { return *backend_; }
     bool writable() const { return writable_; }
-    // A block device, opened as such or as a device node through the VFS.
-    bool is_block_node() const { return kind_ == IoKind::kBlock || file_is_block_node_; }
-    u64 sectors() const;
-    // The logical block size announced in OPEN_RSP, which IO must be aligned to.
-    u32 logical_block_size() const { return logical_block_size_; }
-    // The WRITE_ZEROES limit announced in OPEN_RSP (0: not offered).
-    u32 max_write_zeroes_sectors() const { return max_write_zeroes_sectors_; }
-    // Identity of the object, equal for every open of it (blockio or fileio).
-    u32 key_dev() const { return key_dev_; }
-    u64 key_ino() const { return key_ino_; }
-    bool can_direct() const { return can_direct_; }
-    // OPEN_RSP limits of this object.
-    void fill_open_rsp(codec::OpenRspFields& rsp) const;
+    u64 sectors() const { return backend_ ? backend_->sectors() : 0; }
+    u32 logical_block_size() const { return backend_->logical_block_size(); }
+    u32 max_write_zeroes_sectors() const { return backend_->max_write_zeroes_sectors(); }
+    u32 key_dev() const { return backend_->key_dev(); }
+    u64 key_ino() const { return backend_->key_ino(); }
+    void fill_open_rsp(codec::OpenRspFields& rsp) const { backend_->fill_open_rsp(rsp); }
+    const char* io_mode_name() const { return backend_->io_mode_name(); }
     // Why the last open() was refused (a static text; "" when it was not).
     const char* refusal() const { return refusal_; }
 
 private:
-    IoKind kind_ = IoKind::kBlock;
-    void* handle_ = nullptr;
-    // What close takes: for a block device the kernel may hand out another
-    // object than the block_device (an opened file, since Linux 6.9).
-    void* open_handle_ = nullptr;
+    Backend* backend_ = nullptr;
     bool writable_ = false;
-    bool file_is_block_node_ = false;
-    bool can_direct_ = false;
-    u32 logical_block_size_ = wire::kSectorSize;
-    u32 max_write_zeroes_sectors_ = 0;
-    u32 key_dev_ = 0;
-    u64 key_ino_ = 0;
     const char* refusal_ = "";
 };
 

@@ -129,12 +129,26 @@ int kabi_rtrs_rdma(void)
 	return 0;
 }
 
-/* rnbd-server: a looked-up path held while the export policy decides (rnbd/rnbd-srv-device.cpp). */
+/*
+ * rnbd-server: a looked-up path held while the export policy decides
+ * (rnbd/block/path.hpp); the block-layer ops and flags of its bios
+ * (rnbd/block/bio.hpp: blk_opf_t values, which C++ maps RNBD's onto).
+ */
 #include <linux/path.h>
+#include <linux/blk_types.h>
 
 int kabi_rnbd_server(void);
 int kabi_rnbd_server(void)
 {
 	KABI_OBJECT(PATH, struct path);
+	DEFINE(KABI_REQ_OP_READ, REQ_OP_READ);
+	DEFINE(KABI_REQ_OP_WRITE, REQ_OP_WRITE);
+	DEFINE(KABI_REQ_OP_FLUSH, REQ_OP_FLUSH);
+	DEFINE(KABI_REQ_OP_DISCARD, REQ_OP_DISCARD);
+	DEFINE(KABI_REQ_OP_SECURE_ERASE, REQ_OP_SECURE_ERASE);
+	DEFINE(KABI_REQ_OP_WRITE_ZEROES, REQ_OP_WRITE_ZEROES);
+	DEFINE(KABI_REQ_SYNC, REQ_SYNC);
+	DEFINE(KABI_REQ_FUA, REQ_FUA);
+	DEFINE(KABI_REQ_PREFLUSH, REQ_PREFLUSH);
 	return 0;
 }

@@ -170,6 +170,7 @@ Result<void> Path::connect()
     info_received_.reinit();
     info_result_ = -cxxrt::err::kConnReset;
     info_lost_.store(false);
+    connect_spoiled_.store(nullptr);
     for (u32 cid = 0; cid < connection_count_; ++cid) {
         auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid));
         if (!made)
@@ -347,6 +348,7 @@ Result<void> Path::open()
     auto connected = connect();
     if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
         became_connected();
+        fail_if_spoiled();
         return {};
     }
     // The opener (map_device, add_path) sees only the errno: name the path.
@@ -404,6 +406,27 @@ void Path::schedule_reconnect()
     (void)reconnect_work_.queue_on(workqueue(), session_.reconnect_delay_ms());
 }
 
+// Something happened while connecting that the connected path must not
+// survive. Before INFO_RSP it wakes exchange_info, which gives up; after,
+// the connect may be past its last look: the flag is then seen by
+// fail_if_spoiled right after the switch to CONNECTED. Both sides store
+// before they load (seq_cst): either the caller here sees the path
+// connected and fails it itself, or fail_if_spoiled sees the flag.
+void Path::spoil_connect(const char* why)
+{
+    connect_spoiled_.store(why);
+    cxxrt::full_fence();
+    info_lost_.store(true);
+    info_received_.complete();
+}
+
+void Path::fail_if_spoiled()
+{
+    cxxrt::full_fence();  // after the switch to CONNECTED
+    if (const char* why = connect_spoiled_.exchange(nullptr))
+        fail(why);
+}
+
 void Path::fail(const char* why)
 {
     // Traced with the state the failure finds (CONNECTED), once per failure
@@ -420,10 +443,9 @@ void Path::connection_lost(u16 cid, const char* why)
 {
     // While connecting, fail() does nothing: wake exchange_info instead.
     if (state_.state() == PathState::kConnecting) {
-        info_lost_.store(true);
-        info_received_.complete();
         cxxrt::log::warn_ratelimited("%s: connection %u of %s lost while connecting (%s)", session_.name(),
                                      u32(cid), name_, why);
+        spoil_connect(why);
     }
     fail(why);
 }
@@ -452,6 +474,7 @@ Result<void> Path::connect_again()
     auto connected = connect();
     if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
         became_connected();
+        fail_if_spoiled();
         return {};
     }
     cxxrt::log::warn_ratelimited("%s: reconnect of %s failed (%d)", session_.name(), name_,
@@ -801,9 +824,10 @@ void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan p
         // the server says about IO before then refers to a request.
         cxxrt::log::err_ratelimited("%s: IO message on connection %u before the path is connected", name_,
                                     u32(cid));
-        info_lost_.store(true);
-        info_received_.complete();
-        return;
+        spoil_connect("IO message before the path was connected");
+        // Connected meanwhile: handled as on a connected path (it fails).
+        if (!connected())
+            return;
     }
     switch (decision.kind) {
     case ReceiveKind::kInvalidation:

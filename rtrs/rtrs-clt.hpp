@@ -440,6 +440,8 @@ private:
     void finish_request(PathRequest& request, int error);
     void complete_request(const ReceiveDecision& response);
     void became_connected();
+    void spoil_connect(const char* why);
+    void fail_if_spoiled();
     void schedule_reconnect();
     void handle_error();      // error_work_
     void reconnect();         // reconnect_work_
@@ -502,6 +504,10 @@ private:
     cxxrt::Completion info_received_{cxxrt::lock_class<"rtrs::clt::Path::info_received_">};
     int info_result_ = 0;
     Atomic<bool> info_lost_{false};  // a connection ended while connecting
+    // Why the connect in progress must not stand (an IO message or a lost
+    // connection while connecting), if it did not notice in time: checked
+    // once the path is connected (fail_if_spoiled).
+    Atomic<const char*> connect_spoiled_{nullptr};
     u32 info_length_ = 0;
     ReceiveEvent info_event_;
     ib::Completion info_receive_done_{ib::Completion::member<Path, &Path::on_info_response>, this};

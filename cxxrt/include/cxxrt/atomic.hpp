@@ -21,6 +21,10 @@ template <typename T, bool = __is_enum(T)> struct AtomicStorage { using Type = T
 template <typename T> struct AtomicStorage<T, true> { using Type = __underlying_type(T); };
 }  // namespace detail
 
+// A full barrier: stores before it are visible to every CPU before loads
+// after it are made (the store-then-load handshakes of two racing sides).
+inline void full_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
 template <typename T>
 class Atomic {
     using Raw = typename detail::AtomicStorage<T>::Type;

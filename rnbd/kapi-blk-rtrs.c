@@ -15,6 +15,11 @@ unsigned int rnbd_kapi_sizeof_scatterlist(void)
 	return sizeof(struct scatterlist);
 }
 
+unsigned int rnbd_kapi_alignof_scatterlist(void)
+{
+	return __alignof__(struct scatterlist);
+}
+
 /* KAPI: any context. */
 void rnbd_kapi_sg_init_table(struct scatterlist *sg, unsigned int entries)
 {

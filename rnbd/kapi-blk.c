@@ -96,23 +96,24 @@ static_assert((int)RNBD_KAPI_HCTX_DEFAULT == (int)HCTX_TYPE_DEFAULT && (int)RNBD
 	      (int)RNBD_KAPI_HCTX_POLL == (int)HCTX_TYPE_POLL && (int)RNBD_KAPI_HCTX_TYPES == (int)HCTX_MAX_TYPES);
 
 /* One map of the set: `nr_queues` hardware queues from `offset`, spread over the CPUs. */
-void rnbd_kapi_map_queue_type(void *tag_set, unsigned int type, unsigned int nr_queues, unsigned int offset)
+void rnbd_kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type, unsigned int nr_queues,
+			      unsigned int offset)
 {
-	struct blk_mq_queue_map *map = &((struct blk_mq_tag_set *)tag_set)->map[type];
+	struct blk_mq_queue_map *map = &tag_set->map[type];
 
 	map->nr_queues = nr_queues;
 	map->queue_offset = offset;
 	blk_mq_map_queues(map);
 }
 
-unsigned int rnbd_kapi_hctx_type(void *hctx)
+unsigned int rnbd_kapi_hctx_type(struct blk_mq_hw_ctx *hctx)
 {
-	return ((struct blk_mq_hw_ctx *)hctx)->type;
+	return hctx->type;
 }
 
-unsigned int rnbd_kapi_hctx_queue_num(void *hctx)
+unsigned int rnbd_kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx)
 {
-	return ((struct blk_mq_hw_ctx *)hctx)->queue_num;
+	return hctx->queue_num;
 }
 
 /* KAPI: process context. Since 6.5 open takes the disk and a blk_mode_t. */
@@ -152,8 +153,8 @@ static const struct block_device_operations rnbd_kapi_fops = {
 };
 
 /* KAPI: process context; a zeroed tag set with our ops, not yet allocated. */
-void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
-			      unsigned int pdu_size, unsigned int sg_entries, void *driver_data)
+struct blk_mq_tag_set *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
+					       unsigned int cmd_size, void *driver_data)
 {
 	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
 
@@ -164,25 +165,25 @@ void *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, u
 	set->nr_maps = nr_maps;
 	set->queue_depth = depth;
 	set->numa_node = NUMA_NO_NODE;
-	set->cmd_size = ALIGN(pdu_size, sizeof(long)) + sg_entries * sizeof(struct scatterlist);
+	set->cmd_size = cmd_size;
 	set->flags = BLK_MQ_F_SHOULD_MERGE;
 	set->driver_data = driver_data;
 	return set;
 }
 
 /* KAPI: process context, sleeps (allocates every request of every queue). */
-int rnbd_kapi_tag_set_init(void *set)
+int rnbd_kapi_tag_set_init(struct blk_mq_tag_set *set)
 {
 	return blk_mq_alloc_tag_set(set);
 }
 
 /* A tag set whose init failed (or never ran). */
-void rnbd_kapi_tag_set_free(void *set)
+void rnbd_kapi_tag_set_free(struct blk_mq_tag_set *set)
 {
 	kfree(set);
 }
 
-void rnbd_kapi_tag_set_destroy(void *set)
+void rnbd_kapi_tag_set_destroy(struct blk_mq_tag_set *set)
 {
 	blk_mq_free_tag_set(set);
 	kfree(set);
@@ -213,9 +214,9 @@ static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kap
 }
 
 /* KAPI: process context, queue frozen; one validated update, all or nothing. */
-int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim)
+int rnbd_kapi_update_limits(struct gendisk *disk, const struct rnbd_kapi_limits *lim)
 {
-	struct request_queue *q = ((struct gendisk *)disk)->queue;
+	struct request_queue *q = disk->queue;
 	struct queue_limits ql = queue_limits_start_update(q);
 
 	rnbd_kapi_fill_limits(&ql, lim);
@@ -223,7 +224,8 @@ int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim)
 }
 
 /* KAPI: process context; the limits are validated and applied at allocation. */
-int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out)
+int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limits *lim, void *device,
+			 struct gendisk **out)
 {
 	struct queue_limits ql = {};
 	struct gendisk *disk;
@@ -260,14 +262,15 @@ static void rnbd_kapi_set_limits(struct request_queue *q, const struct rnbd_kapi
 }
 
 /* KAPI: process context, queue frozen; this kernel has setters only. */
-int rnbd_kapi_update_limits(void *disk, const struct rnbd_kapi_limits *lim)
+int rnbd_kapi_update_limits(struct gendisk *disk, const struct rnbd_kapi_limits *lim)
 {
-	rnbd_kapi_set_limits(((struct gendisk *)disk)->queue, lim);
+	rnbd_kapi_set_limits(disk->queue, lim);
 	return 0;
 }
 
 /* KAPI: process context. */
-int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *device, void **out)
+int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limits *lim, void *device,
+			 struct gendisk **out)
 {
 	struct gendisk *disk = blk_mq_alloc_disk(set, device);
 
@@ -280,78 +283,77 @@ int rnbd_kapi_disk_alloc(void *set, const struct rnbd_kapi_limits *lim, void *de
 }
 #endif
 
-void rnbd_kapi_disk_identity(void *disk, int major, unsigned int index, unsigned int minors, const char *prefix)
+void rnbd_kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
+			     const char *prefix)
 {
-	struct gendisk *gd = disk;
-
-	gd->major = major;
-	gd->first_minor = index * minors;
-	gd->minors = minors;
-	gd->fops = &rnbd_kapi_fops;
-	snprintf(gd->disk_name, sizeof(gd->disk_name), "%s%u", prefix, index);
+	disk->major = major;
+	disk->first_minor = index * minors;
+	disk->minors = minors;
+	disk->fops = &rnbd_kapi_fops;
+	snprintf(disk->disk_name, sizeof(disk->disk_name), "%s%u", prefix, index);
 }
 
 /* KAPI: process context; partitions are scanned (IO is issued) before it returns. */
-int rnbd_kapi_add_disk(void *disk)
+int rnbd_kapi_add_disk(struct gendisk *disk)
 {
 	return add_disk(disk);
 }
 
 /* KAPI: process context; waits for in-flight IO. */
-void rnbd_kapi_del_gendisk(void *disk)
+void rnbd_kapi_del_gendisk(struct gendisk *disk)
 {
 	del_gendisk(disk);
 }
 
-void rnbd_kapi_put_disk(void *disk)
+void rnbd_kapi_put_disk(struct gendisk *disk)
 {
 	put_disk(disk);
 }
 
-void rnbd_kapi_mark_disk_dead(void *disk)
+void rnbd_kapi_mark_disk_dead(struct gendisk *disk)
 {
 	blk_mark_disk_dead(disk);
 }
 
-void *rnbd_kapi_disk_device(void *disk)
+struct device *rnbd_kapi_disk_device(struct gendisk *disk)
 {
-	return disk_to_dev((struct gendisk *)disk);
+	return disk_to_dev(disk);
 }
 
-const char *rnbd_kapi_disk_name(void *disk)
+const char *rnbd_kapi_disk_name(struct gendisk *disk)
 {
-	return ((struct gendisk *)disk)->disk_name;
+	return disk->disk_name;
 }
 
-void rnbd_kapi_set_read_only(void *disk)
+void rnbd_kapi_set_read_only(struct gendisk *disk)
 {
 	set_disk_ro(disk, true);
 }
 
 /* KAPI: process context; waits until no request of the disk is in flight. */
-void rnbd_kapi_freeze_queue(void *disk)
+void rnbd_kapi_freeze_queue(struct gendisk *disk)
 {
-	blk_mq_freeze_queue(((struct gendisk *)disk)->queue);
+	blk_mq_freeze_queue(disk->queue);
 }
 
-void rnbd_kapi_unfreeze_queue(void *disk)
+void rnbd_kapi_unfreeze_queue(struct gendisk *disk)
 {
-	blk_mq_unfreeze_queue(((struct gendisk *)disk)->queue);
+	blk_mq_unfreeze_queue(disk->queue);
 }
 
-void rnbd_kapi_set_capacity(void *disk, unsigned long long sectors)
+void rnbd_kapi_set_capacity(struct gendisk *disk, unsigned long long sectors)
 {
 	set_capacity(disk, sectors);
 }
 
-void rnbd_kapi_set_capacity_notify(void *disk, unsigned long long sectors)
+void rnbd_kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors)
 {
 	set_capacity_and_notify(disk, sectors);
 }
 
-void rnbd_kapi_disk_change_uevent(void *disk)
+void rnbd_kapi_disk_change_uevent(struct gendisk *disk)
 {
-	kobject_uevent(&disk_to_dev((struct gendisk *)disk)->kobj, KOBJ_CHANGE);
+	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 }
 
 /* The block op as the C++ side sees it; everything else is "other". */
@@ -366,9 +368,8 @@ static const unsigned char rnbd_kapi_ops[REQ_OP_LAST] = {
 };
 
 /* KAPI: any context; reads the request's fields. */
-void rnbd_kapi_rq_info(void *request, struct rnbd_kapi_rq_info *info)
+void rnbd_kapi_rq_info(struct request *rq, struct rnbd_kapi_rq_info *info)
 {
-	struct request *rq = request;
 	unsigned int op = (__force unsigned int)req_op(rq);
 
 	info->op = op < REQ_OP_LAST ? rnbd_kapi_ops[op] : RNBD_KAPI_OP_OTHER;
@@ -379,48 +380,46 @@ void rnbd_kapi_rq_info(void *request, struct rnbd_kapi_rq_info *info)
 	info->prio = req_get_ioprio(rq);
 }
 
-void rnbd_kapi_rq_start(void *rq)
+void rnbd_kapi_rq_start(struct request *rq)
 {
 	blk_mq_start_request(rq);
 }
 
-int rnbd_kapi_rq_map_sg(void *request, struct scatterlist *sg)
+int rnbd_kapi_rq_map_sg(struct request *rq, struct scatterlist *sg)
 {
-	struct request *rq = request;
-
 	return blk_rq_map_sg(rq->q, rq, sg);
 }
 
 /* KAPI: any context (the transport's completion, softirq). */
-void rnbd_kapi_rq_complete(void *rq)
+void rnbd_kapi_rq_complete(struct request *rq)
 {
-	if (likely(!blk_should_fake_timeout(((struct request *)rq)->q)))
+	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
 }
 
-void rnbd_kapi_rq_end(void *rq, int error)
+void rnbd_kapi_rq_end(struct request *rq, int error)
 {
 	blk_mq_end_request(rq, errno_to_blk_status(error));
 }
 
-void rnbd_kapi_hctx_delay_run(void *hctx, unsigned long msecs)
+void rnbd_kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs)
 {
 	blk_mq_delay_run_hw_queue(hctx, msecs);
 }
 
 /* KAPI: any context (the complete upcall, softirq). */
-void rnbd_kapi_rq_requeue(void *rq)
+void rnbd_kapi_rq_requeue(struct request *rq)
 {
 	blk_mq_requeue_request(rq, false);
 }
 
-void rnbd_kapi_rq_kick_requeue_list(void *rq, unsigned long msecs)
+void rnbd_kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs)
 {
-	blk_mq_delay_kick_requeue_list(((struct request *)rq)->q, msecs);
+	blk_mq_delay_kick_requeue_list(rq->q, msecs);
 }
 
 /* KAPI: process context. */
-void rnbd_kapi_run_queues(void *disk)
+void rnbd_kapi_run_queues(struct gendisk *disk)
 {
-	blk_mq_run_hw_queues(((struct gendisk *)disk)->queue, true);
+	blk_mq_run_hw_queues(disk->queue, true);
 }

@@ -41,7 +41,6 @@ bool retry_error(int error)
 constexpr unsigned long kVirtBoundaryMask = 4096 - 1;  // segments the transport's MR pages can map
 // The most sectors one IO message can name (bi_size is 32-bit bytes), in 4 KiB steps.
 constexpr u32 kMaxWireSectors = (cxxrt::NumericLimits<u32>::max >> wire::kSectorShift) & ~u32(7);
-constexpr size_t kSgOffset = (sizeof(IoRequest) + sizeof(long) - 1) & ~(sizeof(long) - 1);
 
 const char* access_mode_name(AccessMode mode)
 {
@@ -105,7 +104,7 @@ void Device::set_state(DeviceState state)
         kapi_trace_rnbd_clt_dev_state(session_->name(), path_, disk_name(), old, u8(state));
 }
 
-const char* Device::disk_name() const { return disk_ ? rnbd_kapi_disk_name(disk_) : "rnbd?"; }
+const char* Device::disk_name() const { return disk_ ? disk_.name() : "rnbd?"; }
 
 bool Device::same_mapping(StringView session, StringView path) const
 {
@@ -175,7 +174,7 @@ Result<void> Device::map()
     }
     // udev saw the disk's "add" before rnbd/ existed: its rules read
     // rnbd/session and rnbd/mapping_path on this "change".
-    rnbd_kapi_disk_change_uevent(disk_);
+    disk_.change_uevent();
     log::info("map_device: Device mapped as %s (nsectors: %llu, logical_block_size: %u, physical_block_size: %u, "
               "max_discard_sectors: %u, discard_granularity: %u, discard_alignment: %u, secure_discard: %u, "
               "max_segments: %u, max_hw_sectors: %u, max_write_zeroes_sectors: %u, wc: %d, fua: %d)",
@@ -187,11 +186,11 @@ Result<void> Device::map()
     return {};
 }
 
-rnbd_kapi_limits Device::limits(const codec::OpenRspFields& rsp)
+block::Limits Device::limits(const codec::OpenRspFields& rsp)
 {
     const u32 transport_sectors = session_->max_io_size() / wire::kSectorSize;
     max_hw_sectors_ = cxxrt::min(transport_sectors, rsp.max_hw_sectors);
-    rnbd_kapi_limits lim{};
+    block::Limits lim{};
     lim.logical_block_size = rsp.logical_block_size;
     lim.physical_block_size = rsp.physical_block_size;
     lim.max_hw_sectors = max_hw_sectors_;
@@ -220,33 +219,27 @@ Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
     // polled queues (nr_poll_queues) follow, polled queue i riding the
     // session's polled connection i; reads share the default queues.
     default_queues_ = cxxrt::num_online_cpus();
-    const u32 maps = poll_queues_ ? u32(RNBD_KAPI_HCTX_TYPES) : 1u;
-    void* set = rnbd_kapi_tag_set_alloc(default_queues_ + poll_queues_, maps, session_->queue_depth(),
-                                        u32(sizeof(IoRequest)), session_->max_segments(), this);
-    if (!set)
-        return Error(err::kNoMem);
-    int rc = rnbd_kapi_tag_set_init(set);
-    if (rc) {
-        rnbd_kapi_tag_set_free(set);
-        return Error::from_errno(rc);
-    }
-    tag_set_ = set;
-    const rnbd_kapi_limits lim = limits(rsp);
-    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_disk_alloc(tag_set_, &lim, this, &disk_)));
-    rnbd_kapi_disk_identity(disk_, client_.major(), index_, kMinorsPerDisk, "rnbd");
-    rnbd_kapi_set_capacity(disk_, rsp.nsectors);
+    const block::TagSetShape shape{
+        .hardware_queues = default_queues_ + poll_queues_,
+        .maps = poll_queues_ ? block::kQueueTypes : 1u,
+        .depth = session_->queue_depth(),
+        .scatterlist_entries = session_->max_segments(),
+    };
+    CXXRT_TRY(tag_set_.create(shape, this));
+    CXXRT_TRY(disk_.create(tag_set_, limits(rsp), this));
+    disk_.set_identity(client_.major(), index_, kMinorsPerDisk, "rnbd");
+    disk_.set_capacity(rsp.nsectors);
     if (access_mode_ == AccessMode::kReadOnly)
-        rnbd_kapi_set_read_only(disk_);
+        disk_.set_read_only();
     set_state(DeviceState::kOpen);
-    CXXRT_TRY(cxxrt::to_result(rnbd_kapi_add_disk(disk_)));
-    disk_added_ = true;
+    CXXRT_TRY(disk_.add());
     ref();  // the disk's, dropped by free_disk
     return {};
 }
 
 Result<void> Device::create_sysfs()
 {
-    cxxrt::sysfs::KobjRef disk_dir = cxxrt::sysfs::KobjRef::of_device(rnbd_kapi_disk_device(disk_));
+    cxxrt::sysfs::KobjRef disk_dir = disk_.device_kobject();
     CXXRT_TRY(client_.link_device(device_id_, link_name_, disk_dir, kernel_link_, class_link_));
     CXXRT_TRY(dir_.add(this, disk_dir, "rnbd_client"));
     CXXRT_TRY(dir_.add_group(client_.device_group()));
@@ -275,18 +268,18 @@ void Device::unmap(bool force)
     kapi_trace_rnbd_clt_unmap_device(session_->name(), path_, disk_name(), force);
     set_state(DeviceState::kUnmapping);
     // Held IO fails now rather than at its next poll.
-    if (disk_added_)
-        rnbd_kapi_run_queues(disk_);
+    if (disk_.added())
+        disk_.run_queues();
     remove_sysfs();
     if (attached_) {
         session_->detach(*this);
         attached_ = false;
     }
-    if (disk_added_) {
+    if (disk_.added()) {
         if (force)
-            rnbd_kapi_mark_disk_dead(disk_);
+            disk_.mark_dead();
         // Waits for the requests in flight; new ones fail (state).
-        rnbd_kapi_del_gendisk(disk_);
+        disk_.remove();
     }
     if (opened_on_server_) {
         opened_on_server_ = false;
@@ -299,14 +292,11 @@ void Device::unmap(bool force)
         }
     }
     log::info("%s: unmapped (%s)", disk_name(), force ? "force" : "normal");
-    if (void* disk = cxxrt::exchange(disk_, nullptr)) {
-        // With the disk added, free_disk drops the disk's reference once
-        // the last opener is gone (maybe right here).
-        disk_added_ = false;
-        rnbd_kapi_put_disk(disk);
-    }
-    if (void* set = cxxrt::exchange(tag_set_, nullptr))
-        rnbd_kapi_tag_set_destroy(set);
+    // With the disk added, free_disk drops the disk's reference once the
+    // last opener is gone (maybe right here; the caller's reference keeps
+    // us alive). The tag set goes after the disk.
+    disk_.reset();
+    tag_set_.destroy();
 }
 
 Result<void> Device::reopen(TakeSize take)
@@ -329,11 +319,11 @@ Result<void> Device::reopen(TakeSize take)
     set_state(DeviceState::kOpen);
     // rnbd/state changed: udev rules and waiters (udevadm settle) see it.
     if (was_closed && published_)
-        rnbd_kapi_disk_change_uevent(disk_);
+        disk_.change_uevent();
     // The server's device may have grown or shrunk while we were away:
     // IO past its end would only fail with ERANGE there.
     if (take == TakeSize::kDisk)
-        rnbd_kapi_set_capacity_notify(disk_, rsp.nsectors);
+        disk_.set_capacity_and_notify(rsp.nsectors);
     log::info("%s: re-opened on the server (device id %u, %llu sectors)", disk_name(), rsp.device_id,
               (unsigned long long)rsp.nsectors);
     return {};
@@ -355,7 +345,7 @@ void Device::set_closed()
         return;
     set_state(DeviceState::kClosed);
     if (published_)
-        rnbd_kapi_disk_change_uevent(disk_);  // rnbd/state changed
+        disk_.change_uevent();  // rnbd/state changed
 }
 
 // ---- block device --------------------------------------------------------------
@@ -383,23 +373,22 @@ void Device::release_bdev()
 void Device::init_request(IoRequest& io)
 {
     io.device = this;
-    io.rq = nullptr;
+    io.rq = block::Request(nullptr);
     io.permit = nullptr;
     io.error = 0;
     io.owner = kOwnerIdle;
     io.timeouts = 0;
-    io.sg = reinterpret_cast<scatterlist*>(reinterpret_cast<u8*>(&io) + kSgOffset);
-    rnbd_kapi_sg_init_table(io.sg, session_->max_segments());
+    io.sg = tag_set_.init_table(io);
 }
 
 // The device cannot carry IO now (closed, or not re-opened since the last
 // outage): held while the session is within its io_hold_timeout_ms, else EIO.
-int Device::hold_or_fail(void* hctx)
+block::Status Device::hold_or_fail(block::HardwareQueue queue)
 {
     if (session_->link_mode() != Session::kHolding)
-        return RNBD_KAPI_STS_IOERR;
-    rnbd_kapi_hctx_delay_run(hctx, kHoldPollMs);
-    return RNBD_KAPI_STS_DEV_RESOURCE;
+        return block::Status::kIoError;
+    queue.delay_run(kHoldPollMs);
+    return block::Status::kDeviceResource;
 }
 
 void Device::kick()
@@ -407,35 +396,34 @@ void Device::kick()
     // kInit: the disk may not exist yet (it is made after the device joins
     // the session); its state is set only once the disk is there.
     if (state() != DeviceState::kInit && disk_)
-        rnbd_kapi_run_queues(disk_);
+        disk_.run_queues();
 }
 
-int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
+block::Status Device::queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io)
 {
     const DeviceState current = state();
     if (current == DeviceState::kUnmapping || current == DeviceState::kInit)
-        return RNBD_KAPI_STS_IOERR;
+        return block::Status::kIoError;
     if (current != DeviceState::kOpen || open_epoch_.load(cxxrt::MemoryOrder::kRelaxed) != session_->epoch())
-        return hold_or_fail(hctx);
-    struct rnbd_kapi_rq_info info;
-    rnbd_kapi_rq_info(rq, &info);
+        return hold_or_fail(queue);
+    const block::RequestInfo info = rq.info();
     wire::IoOp op;
     switch (info.op) {
-    case RNBD_KAPI_OP_READ: op = wire::IoOp::kRead; break;
-    case RNBD_KAPI_OP_WRITE: op = wire::IoOp::kWrite; break;
-    case RNBD_KAPI_OP_FLUSH: op = wire::IoOp::kFlush; break;
-    case RNBD_KAPI_OP_DISCARD: op = wire::IoOp::kDiscard; break;
-    case RNBD_KAPI_OP_SECURE_ERASE: op = wire::IoOp::kSecureErase; break;
-    case RNBD_KAPI_OP_WRITE_ZEROES: op = wire::IoOp::kWriteZeroes; break;
-    default: return RNBD_KAPI_STS_NOTSUPP;
+    case block::Op::kRead: op = wire::IoOp::kRead; break;
+    case block::Op::kWrite: op = wire::IoOp::kWrite; break;
+    case block::Op::kFlush: op = wire::IoOp::kFlush; break;
+    case block::Op::kDiscard: op = wire::IoOp::kDiscard; break;
+    case block::Op::kSecureErase: op = wire::IoOp::kSecureErase; break;
+    case block::Op::kWriteZeroes: op = wire::IoOp::kWriteZeroes; break;
+    default: return block::Status::kNotSupported;
     }
     rtrs_client_session* rtrs = session_->rtrs();
     rtrs_client_permit* permit = rtrs_client_get_permit(rtrs, RTRS_NO_WAIT);
     if (!permit) {
         // Every chunk of the session is busy: blk-mq retries, and we kick
         // the queue in case no request of this queue is in flight.
-        rnbd_kapi_hctx_delay_run(hctx, kRequeueDelayMs);
-        return RNBD_KAPI_STS_RESOURCE;
+        queue.delay_run(kRequeueDelayMs);
+        return block::Status::kResource;
     }
     codec::IoFields fields;
     fields.device_id = remote_id_.load(cxxrt::MemoryOrder::kRelaxed);
@@ -448,19 +436,19 @@ int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
                                  fields);
     if (!built) {
         rtrs_client_put_permit(rtrs, permit);
-        return RNBD_KAPI_STS_IOERR;
+        return block::Status::kIoError;
     }
     io.rq = rq;
     io.permit = permit;
     io.error = 0;
-    rnbd_kapi_rq_start(rq);
+    rq.start();
     const bool data = op == wire::IoOp::kRead || op == wire::IoOp::kWrite;
-    const u32 count = data ? u32(rnbd_kapi_rq_map_sg(rq, io.sg)) : 0;
+    const u32 count = data ? rq.map_sg(io.sg) : 0;
     const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
     __atomic_store_n(&io.owner, u8(kOwnerTransport), __ATOMIC_RELEASE);
     int rc = 0;
-    if (rnbd_kapi_hctx_type(hctx) == RNBD_KAPI_HCTX_POLL)
-        rc = rtrs_client_request_polled(rtrs, permit, rnbd_kapi_hctx_queue_num(hctx) - default_queues_, direction,
+    if (queue.type() == block::QueueType::kPoll)
+        rc = rtrs_client_request_polled(rtrs, permit, queue.number() - default_queues_, direction,
                                         kIoMessageSize, io.sg, count, data ? info.bytes : 0, &Device::io_done, &io);
     else
         rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
@@ -469,16 +457,16 @@ int Device::queue_rq(void* hctx, void* rq, IoRequest& io)
     // so complete_rq decides between a retry and an error in one place.
     if (rc != 0)
         io_done(&io, rc);
-    return RNBD_KAPI_STS_OK;
+    return block::Status::kOk;
 }
 
-void Device::map_queues(void* tag_set)
+void Device::map_queues(block::QueueMaps maps)
 {
-    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_DEFAULT, default_queues_, 0);
+    maps.map(block::QueueType::kDefault, default_queues_, 0);
     if (poll_queues_ == 0)
         return;
-    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_READ, default_queues_, 0);
-    rnbd_kapi_map_queue_type(tag_set, RNBD_KAPI_HCTX_POLL, poll_queues_, default_queues_);
+    maps.map(block::QueueType::kRead, default_queues_, 0);
+    maps.map(block::QueueType::kPoll, poll_queues_, default_queues_);
 }
 
 int Device::poll(u32 queue_num)
@@ -512,7 +500,7 @@ void Device::io_done(void* context, int error)
 void Device::finish_io(IoRequest& io)
 {
     rtrs_client_put_permit(session_->rtrs(), cxxrt::exchange(io.permit, nullptr));
-    rnbd_kapi_rq_complete(io.rq);
+    io.rq.complete();
 }
 
 void Device::complete_rq(IoRequest& io)
@@ -522,8 +510,7 @@ void Device::complete_rq(IoRequest& io)
         (error != -err::kNotConn || session_->link_mode() != Session::kFailing)) {
         // Dispatched again after a short delay; queue_rq then holds it
         // while the session has no path (and fails it once the hold ends).
-        rnbd_kapi_rq_requeue(io.rq);
-        rnbd_kapi_rq_kick_requeue_list(io.rq, kRequeueDelayMs);
+        io.rq.requeue(kRequeueDelayMs);
         return;
     }
     if (error == -err::kTimedOut || error == -err::kNotConn)
@@ -531,7 +518,7 @@ void Device::complete_rq(IoRequest& io)
     if (error)
         log::err_ratelimited("%s: IO failed (%d)", disk_name(), io.error);
     io.timeouts = 0;
-    rnbd_kapi_rq_end(io.rq, error);
+    io.rq.end(error);
 }
 
 // The block layer's request timeout. The request's memory may still be
@@ -680,7 +667,7 @@ Result<void> Device::store_remap_device(Input& in)
 
 Result<void> Device::apply_offered_limits()
 {
-    rnbd_kapi_limits lim;
+    block::Limits lim;
     {
         cxxrt::MutexGuard guard(lock_);
         if (!limits_offered_)
@@ -690,12 +677,10 @@ Result<void> Device::apply_offered_limits()
     }
     // No request in flight was built for the old limits; 6.12 checks the
     // new ones and takes all or none.
-    rnbd_kapi_freeze_queue(disk_);
-    int rc = rnbd_kapi_update_limits(disk_, &lim);
-    rnbd_kapi_unfreeze_queue(disk_);
-    if (rc) {
-        log::err("%s: the server's queue limits refused by the block layer (%d)", disk_name(), rc);
-        return Error::from_errno(rc);
+    auto updated = disk_.update_limits(lim);
+    if (!updated) {
+        log::err("%s: the server's queue limits refused by the block layer (%d)", disk_name(), updated.to_errno());
+        return updated;
     }
     log::info("%s: queue limits as the server offers them now: logical block %u, %u sectors per IO, "
               "discard %u, write zeroes %u sectors",
@@ -729,7 +714,7 @@ Result<void> Device::store_resize(Input& in)
                              (unsigned long long)sectors.value(), (unsigned long long)remote_sectors_.load());
         return Error(err::kInval);
     }
-    rnbd_kapi_set_capacity_notify(disk_, sectors.value());
+    disk_.set_capacity_and_notify(sectors.value());
     return {};
 }
 
@@ -755,22 +740,26 @@ const cxxrt::sysfs::GroupSpec& device_group_spec() { return kDeviceGroup; }
 
 // ---- upcalls from rnbd/kapi-blk.c -----------------------------------------------------
 
+// Each converts the kernel's handles to the views of rnbd/block/ at once.
+
 using rnbd::clt::Device;
 using rnbd::clt::IoRequest;
+namespace block = rnbd::block;
 
 extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
 {
     static_cast<Device*>(device)->init_request(*static_cast<IoRequest*>(pdu));
 }
 
-extern "C" int rnbd_clt_cxx_queue_rq(void* device, void* hctx, void* rq, void* pdu) noexcept
+extern "C" int rnbd_clt_cxx_queue_rq(void* device, blk_mq_hw_ctx* hctx, request* rq, void* pdu) noexcept
 {
-    return static_cast<Device*>(device)->queue_rq(hctx, rq, *static_cast<IoRequest*>(pdu));
+    return int(static_cast<Device*>(device)->queue_rq(block::HardwareQueue(hctx), block::Request(rq),
+                                                      *static_cast<IoRequest*>(pdu)));
 }
 
-extern "C" void rnbd_clt_cxx_map_queues(void* device, void* tag_set) noexcept
+extern "C" void rnbd_clt_cxx_map_queues(void* device, blk_mq_tag_set* tag_set) noexcept
 {
-    static_cast<Device*>(device)->map_queues(tag_set);
+    static_cast<Device*>(device)->map_queues(block::QueueMaps(tag_set));
 }
 
 extern "C" int rnbd_clt_cxx_poll(void* device, unsigned int queue_num) noexcept
@@ -778,13 +767,13 @@ extern "C" int rnbd_clt_cxx_poll(void* device, unsigned int queue_num) noexcept
     return static_cast<Device*>(device)->poll(queue_num);
 }
 
-extern "C" void rnbd_clt_cxx_complete_rq(void* rq, void* pdu) noexcept
+extern "C" void rnbd_clt_cxx_complete_rq(request*, void* pdu) noexcept
 {
     IoRequest& io = *static_cast<IoRequest*>(pdu);
     io.device->complete_rq(io);
 }
 
-extern "C" int rnbd_clt_cxx_timeout(void* device, void* rq, void* pdu) noexcept
+extern "C" int rnbd_clt_cxx_timeout(void* device, request*, void* pdu) noexcept
 {
     return static_cast<Device*>(device)->timeout(*static_cast<IoRequest*>(pdu));
 }

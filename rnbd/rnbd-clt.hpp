@@ -38,6 +38,13 @@
 #include <proto/rnbd-wire.hpp>
 #include <rtrs/rtrs-api.h>
 
+#include "rnbd/block/disk.hpp"
+#include "rnbd/block/hardware-queue.hpp"
+#include "rnbd/block/limits.hpp"
+#include "rnbd/block/queue-maps.hpp"
+#include "rnbd/block/request.hpp"
+#include "rnbd/block/status.hpp"
+#include "rnbd/block/tag-set.hpp"
 #include "rnbd/kapi-blk.h"
 #include "rnbd/rnbd-clt-options.hpp"
 #include "rnbd/rnbd-codec.hpp"
@@ -82,12 +89,12 @@ enum IoOwner : u8 {
 // up), the second fails the path again and the IO with it.
 inline constexpr u8 kTimeoutsBeforeAbort = 2;
 
-// The blk-mq per-request data (cmd_size), followed by the scatterlist.
+// The blk-mq per-request data (the tag set's Pdu; its scatterlist table follows).
 struct IoRequest {
     Device* device;
-    void* rq;
+    block::Request rq;
     rtrs_client_permit* permit;
-    scatterlist* sg;
+    scatterlist* sg;  // the tag set's table behind this request
     int error;
     u8 owner;     // IoOwner
     u8 timeouts;  // block-layer timeouts since the request was first queued
@@ -128,9 +135,9 @@ public:
 
     // The IO path (kapi-blk upcalls).
     void init_request(IoRequest& io);
-    int queue_rq(void* hctx, void* rq, IoRequest& io);
+    block::Status queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io);
     // Lays out the tag set's maps: default (and read) queues, then the polled ones.
-    void map_queues(void* tag_set);
+    void map_queues(block::QueueMaps maps);
     // Reaps the transport's polled connection behind polled queue `queue_num`.
     int poll(u32 queue_num);
     static void io_done(void* context, int error);
@@ -168,15 +175,14 @@ private:
     cxxrt::Result<void> create_disk(const codec::OpenRspFields& rsp);
     cxxrt::Result<void> create_sysfs();
     void remove_sysfs();
-    void destroy_disk();
     // The queue limits for the server's OPEN_RSP (records max_hw_sectors_).
-    rnbd_kapi_limits limits(const codec::OpenRspFields& rsp);
+    block::Limits limits(const codec::OpenRspFields& rsp);
     // The limits of the server's last OPEN_RSP, if not applied yet, to the
     // live disk (queue frozen): from remap_device and resize, never from
     // the reconnect's re-open, which IO in flight waits for.
     cxxrt::Result<void> apply_offered_limits();
     void finish_io(IoRequest& io);
-    int hold_or_fail(void* hctx);
+    block::Status hold_or_fail(block::HardwareQueue queue);
     void kobject_released() { kobjects_gone_.complete(); }
 
     Client& client_;
@@ -203,12 +209,12 @@ private:
     cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
     u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
     bool published_ CXXRT_GUARDED_BY(lock_) = false;  // sysfs complete: unmap allowed
-    rnbd_kapi_limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
+    block::Limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
     bool limits_offered_ CXXRT_GUARDED_BY(lock_) = false;  // offered_limits_ not applied yet
 
-    void* tag_set_ = nullptr;
-    void* disk_ = nullptr;
-    bool disk_added_ = false;
+    // Declared in this order: the disk is put before its tag set is freed.
+    block::TagSet<IoRequest> tag_set_;
+    block::Disk disk_;
     cxxrt::sysfs::Kobject dir_;        // rnbd_client
     cxxrt::sysfs::Kobject alias_dir_;  // rnbd
     cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Device::kobjects_gone_">};

@@ -18,6 +18,7 @@
 #   --cwd DIR          guest working directory (default the repo top)
 #   --name NAME        guest hostname (default vm)
 #   --append ARGS      extra kernel command line
+#   --cpu MODEL        QEMU -cpu model (default max)
 #   --interactive      bash on the console instead of a command, no timeout
 #   --expect-fail      invert: exit 0 only if the run FAILS (proves the checks)
 #   --no-check         skip tools/vm/check-log.sh (marker/status still checked)
@@ -42,7 +43,7 @@ die() { echo "run.sh: error: $*" >&2; exit 2; }
 
 log=$top/build/vm/console.log
 timeout=600 smp=2 mem=2048 kernel='' kdir=$top/.cache/kernel abi='' results=$top/build/vm/results
-cwd=$top name=vm append='' interactive=0 expect_fail=0 check=1 prefix='' monitor=
+cwd=$top name=vm append='' cpu=max interactive=0 expect_fail=0 check=1 prefix='' monitor=
 nic_server='' nic_client='' mac=52:54:00:12:34:56 boot_timeout=90 boot_retries=2 tcg_thread=multi
 vm_awk=${VM_AWK:-}
 while [ $# -gt 0 ]; do
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
         --cwd) cwd=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
         --append) append=${2:?}; shift 2 ;;
+        --cpu) cpu=${2:?}; shift 2 ;;
         --interactive) interactive=1; shift ;;
         --expect-fail) expect_fail=1; shift ;;
         --no-check) check=0; shift ;;
@@ -123,7 +125,7 @@ if [ "$interactive" = 1 ] && size=$(stty size 2>/dev/null) && [ -n "$size" ]; th
 fi
 
 # shellcheck disable=SC2054  # commas are QEMU option syntax
-qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu max -smp "$smp" -m "$mem"
+qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -kernel "$kernel" -initrd "$initrd" -append "$cmdline"
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap,id=hostroot
       -virtfs local,path="$results",mount_tag=results,security_model=none,multidevs=remap,id=results)

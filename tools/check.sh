@@ -180,7 +180,9 @@ else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
 touch "$out/kernel-lane.go"  # the background kernel 6.12 lane may start
 
 stage "VM selftests"
-tools/vm/run.sh --timeout "${VM_TIMEOUT:-2700}" --log "$out/vm-selftests.log" -- selftests/run.sh \
+# About 1700-2300 s on a 2-core machine beside the two background lanes;
+# the timeout leaves room for a loaded machine, not for a hang.
+tools/vm/run.sh --timeout "${VM_TIMEOUT:-3300}" --log "$out/vm-selftests.log" -- selftests/run.sh \
     > "$out/vm-selftests.out" 2>&1; rc=$?
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
 read -r p f < <(tap_count "$out/vm-selftests.log")

@@ -169,7 +169,6 @@ Result<void> Path::connect()
     // exchange_info (connection_lost).
     info_received_.reinit();
     info_result_ = -cxxrt::err::kConnReset;
-    info_lost_.store(false);
     connect_spoiled_.store(nullptr);
     for (u32 cid = 0; cid < connection_count_; ++cid) {
         auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid));
@@ -259,10 +258,10 @@ Result<void> Path::exchange_info()
         cxxrt::log::err("%s: no INFO_RSP within %u ms", name_, kConnectTimeoutMs);
         return Error(cxxrt::err::kTimedOut);
     }
-    if (info_lost_.load()) {
+    if (const char* why = connect_spoiled_.load()) {
         // The server closed (or reset) a connection, e.g. it refused the
-        // session name: no INFO_RSP is coming.
-        cxxrt::log::err("%s: connection lost while waiting for INFO_RSP", name_);
+        // session name, or spoke of IO: no INFO_RSP is coming.
+        cxxrt::log::err("%s: connection lost while waiting for INFO_RSP (%s)", name_, why);
         return Error(cxxrt::err::kConnReset);
     }
     if (info_result_)
@@ -416,7 +415,6 @@ void Path::spoil_connect(const char* why)
 {
     connect_spoiled_.store(why);
     cxxrt::full_fence();
-    info_lost_.store(true);
     info_received_.complete();
 }
 

@@ -503,10 +503,9 @@ private:
     UniquePtr<ib::DmaBuffer> info_response_;
     cxxrt::Completion info_received_{cxxrt::lock_class<"rtrs::clt::Path::info_received_">};
     int info_result_ = 0;
-    Atomic<bool> info_lost_{false};  // a connection ended while connecting
     // Why the connect in progress must not stand (an IO message or a lost
-    // connection while connecting), if it did not notice in time: checked
-    // once the path is connected (fail_if_spoiled).
+    // connection while connecting): exchange_info gives up on it; if the
+    // connect is past that look, fail_if_spoiled fails the connected path.
     Atomic<const char*> connect_spoiled_{nullptr};
     u32 info_length_ = 0;
     ReceiveEvent info_event_;

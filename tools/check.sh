@@ -26,18 +26,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=build/check
 mkdir -p "$out"
-if [ -n "${AWK_VARIANT:-}" ]; then
-    shim=$top/build/awk-$AWK_VARIANT
-    mkdir -p "$shim"
-    case $AWK_VARIANT in
-        mawk|gawk) printf '#!/bin/sh\nexec /usr/bin/%s "$@"\n' "$AWK_VARIANT" > "$shim/awk" ;;
-        busybox) printf '#!/bin/sh\nexec busybox awk "$@"\n' > "$shim/awk" ;;
-        *) echo "AWK_VARIANT must be mawk, gawk or busybox" >&2; exit 2 ;;
-    esac
-    chmod +x "$shim/awk"
-    export PATH=$shim:$PATH VM_AWK=$AWK_VARIANT
-    echo "awk for this run: $AWK_VARIANT (host and guest)"
-fi
+. tools/awk-variant.sh
 passed=0 failed=0
 declare -a summary=()
 

@@ -7,6 +7,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# AWK_VARIANT=mawk|gawk|busybox: the run's awk, host and guest.
+. tools/awk-variant.sh
 echo "demo: 1/3 setup (packages, Debian's 6.1 kernel for the VM)"
 tools/setup.sh
 echo "demo: 2/3 building the modules"

@@ -2,12 +2,14 @@
 // (allocation accounting, locks, logging) runs under googletest. Logs go to
 // a buffer that tests can inspect.
 #include <cxxrt/kapi.h>
+#include <cxxrt/kapi-wait.h>
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -104,5 +106,23 @@ void kapi_debugfs_create_seq_file(const char*, void*, void*) noexcept {}
 void kapi_debugfs_create_u64(const char*, void*, unsigned long long*) noexcept {}
 void kapi_debugfs_remove(void*) noexcept {}
 void kapi_seq_printf(void*, const char*, ...) noexcept {}
+
+// Wait queues: the waiter re-tests its predicate after every short sleep
+// (cxxrt::WaitQueue's loop), so a wake-up needs no bookkeeping here; the
+// head counts wake-ups for tests that want to see them. One tick is 1 ms.
+void kapi_waitqueue_init(void* head, const char*, void*) noexcept { __atomic_store_n(static_cast<long*>(head), 0, __ATOMIC_SEQ_CST); }
+void kapi_wake_up(void* head) noexcept { __atomic_fetch_add(static_cast<long*>(head), 1, __ATOMIC_SEQ_CST); }
+void kapi_wake_up_all(void* head) noexcept { kapi_wake_up(head); }
+void kapi_wait_entry_init(void*) noexcept {}
+long kapi_wait_prepare(void*, void*, int) noexcept { return 0; }
+void kapi_wait_finish(void*, void*) noexcept {}
+void kapi_schedule(void) noexcept { usleep(1000); }
+long kapi_schedule_timeout(long timeout_jiffies) noexcept
+{
+    usleep(1000);
+    return timeout_jiffies > 0 ? timeout_jiffies - 1 : 0;
+}
+unsigned long kapi_msecs_to_jiffies(unsigned long ms) noexcept { return ms; }
+unsigned long kapi_jiffies_to_msecs(unsigned long jiffies) noexcept { return jiffies; }
 
 }  // extern "C"

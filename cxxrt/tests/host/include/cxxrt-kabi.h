@@ -19,3 +19,12 @@
 #define KABI_GFP_NOWAIT 0x8u
 #define KABI___GFP_ZERO 0x100u
 #define KABI_PAGE_SIZE 4096
+
+// Wait queues on the host (kapi-host.cpp): a wake-up counter the waiting
+// thread polls; completions are not backed on the host.
+#define KABI_SIZEOF_WAIT_QUEUE_HEAD 8
+#define KABI_ALIGNOF_WAIT_QUEUE_HEAD 8
+#define KABI_SIZEOF_WAIT_QUEUE_ENTRY 8
+#define KABI_ALIGNOF_WAIT_QUEUE_ENTRY 8
+#define KABI_SIZEOF_COMPLETION 8
+#define KABI_ALIGNOF_COMPLETION 8

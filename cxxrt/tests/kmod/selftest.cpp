@@ -1,6 +1,9 @@
 // In-kernel tests of cxxrt: the pieces host tests cannot vouch for, because
 // they depend on the real kernel (locks, GFP, debugfs, RCU) or because the
 // code must behave the same once compiled with the kernel's flags.
+#include <cxxrt/array.hpp>
+#include <cxxrt/drain.hpp>
+#include <cxxrt/foreign.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
@@ -9,6 +12,7 @@
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
 #include <cxxrt/percpu.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include <cxxrt/unique_ptr.hpp>
 #include <cxxrt/wait.hpp>
 #include <cxxrt/work.hpp>
@@ -446,6 +450,129 @@ bool test_wait_queue()
     return true;
 }
 
+// Array of pinned elements that embed kernel objects (a mutex and a work
+// item each): every lock initialised in place, usable, destroyed in place.
+struct ArraySlot : Pinned {
+    ArraySlot(Atomic<int>* runs_counter, u32 slot_index)
+        : work(lock_class<"cxxrt::selftest::ArraySlot::work">, Callback::to<&ArraySlot::on_work>(this)),
+          runs(runs_counter), index(slot_index)
+    {
+    }
+    void on_work() { runs->fetch_add(1); }
+    Mutex mutex{lock_class<"cxxrt::selftest::ArraySlot::mutex">};
+    Work work;
+    Atomic<int>* runs;
+    u32 index;
+};
+
+bool test_array()
+{
+    Atomic<int> runs{0};
+    s64 before = alloc_counter<ArraySlot[]>.live.load();
+    {
+        auto made = Array<ArraySlot>::create(Gfp::kernel(), 4, [&runs](u32 i) { return ArraySlot(&runs, i); });
+        EXPECT(made.is_ok());
+        Array<ArraySlot> slots = made.release_value();
+        EXPECT(slots.size() == 4);
+        EXPECT(alloc_counter<ArraySlot[]>.live.load() == before + 1);
+        for (ArraySlot& slot : slots) {
+            MutexGuard guard(slot.mutex);
+            EXPECT(slot.index == u32(&slot - slots.data()));
+            EXPECT(slot.work.queue());
+        }
+        for (ArraySlot& slot : slots)
+            slot.work.flush();
+        EXPECT(runs.load() == 4);
+    }
+    EXPECT(alloc_counter<ArraySlot[]>.live.load() == before);
+    g_alloc_registry.fail_nth.set(1);
+    auto failed = Array<ArraySlot>::create(Gfp::kernel(), 2, [&runs](u32 i) { return ArraySlot(&runs, i); });
+    EXPECT(failed.is_error());
+    EXPECT(failed.error().code() == err::kNoMem);
+    return true;
+}
+
+// A reference handed through a work item's C context and taken back there
+// (the shape of a kernel callback's void* context); the scope guard drops
+// the waiter's hold on every exit of the check.
+struct ForeignProbe : RefCounted<ForeignProbe> {
+    Atomic<int> seen{0};
+};
+struct ForeignCarrier {
+    ForeignCarrier() : work(lock_class<"cxxrt::selftest::ForeignCarrier::work">, Callback::to<&ForeignCarrier::on_work>(this)) {}
+    void on_work()
+    {
+        RefPtr<ForeignProbe> probe = from_foreign<RefPtr<ForeignProbe>>(context);
+        probe->seen.fetch_add(1);
+        done.complete();
+    }
+    Work work;
+    void* context = nullptr;
+    Completion done{lock_class<"cxxrt::selftest::ForeignCarrier::done">};
+};
+
+bool test_foreign_and_scope_guard()
+{
+    auto probe_made = make_ref<ForeignProbe>(Gfp::kernel());
+    EXPECT(probe_made.is_ok());
+    RefPtr<ForeignProbe> probe = probe_made.release_value();
+    auto carrier_made = make_unique<ForeignCarrier>(Gfp::kernel());
+    EXPECT(carrier_made.is_ok());
+    ForeignCarrier& carrier = *carrier_made.value();
+    {
+        RefPtr<ForeignProbe> handed = probe;
+        carrier.context = into_foreign(move(handed));
+    }
+    EXPECT(probe->ref_count() == 2);  // the work item's
+    EXPECT(borrow_foreign<RefPtr<ForeignProbe>>(carrier.context) == probe.get());
+    EXPECT(carrier.work.queue());
+    EXPECT(carrier.done.wait_timeout(5000));
+    carrier.work.flush();
+    EXPECT(probe->seen.load() == 1);
+    EXPECT(probe->ref_count() == 1);  // taken back and dropped in the work item
+    int left = 0;
+    {
+        ScopeGuard leave([&left] { ++left; });
+        EXPECT(left == 0);
+    }
+    EXPECT(left == 1);
+    return true;
+}
+
+// Users leave from a work item; the waiter sleeps on the counter's own wait
+// queue (its lockdep class) until the last one is gone.
+struct DrainProbe {
+    DrainProbe() : work(lock_class<"cxxrt::selftest::DrainProbe::work">, Callback::to<&DrainProbe::on_work>(this)) {}
+    void on_work()
+    {
+        for (int i = 0; i < kUsers; ++i) {
+            kapi_msleep(10);
+            users.leave();
+        }
+    }
+    static constexpr int kUsers = 3;
+    DrainCounter users{lock_class<"cxxrt::selftest::DrainProbe::users">};
+    Work work;
+};
+
+bool test_drain_counter()
+{
+    auto made = make_unique<DrainProbe>(Gfp::kernel());
+    EXPECT(made.is_ok());
+    DrainProbe& p = *made.value();
+    EXPECT(p.users.is_idle());
+    EXPECT(p.users.wait_idle_timeout(10));
+    for (int i = 0; i < DrainProbe::kUsers; ++i)
+        p.users.enter();
+    EXPECT(p.users.count() == u32(DrainProbe::kUsers));
+    EXPECT(!p.users.wait_idle_timeout(50));  // nobody leaves yet
+    EXPECT(p.work.queue());
+    p.users.wait_idle();
+    EXPECT(p.users.is_idle());
+    p.work.flush();
+    return true;
+}
+
 struct CpuSlot {
     u64 value;
     u64 hits;
@@ -556,6 +683,9 @@ constexpr TestCase kTests[] = {
     {"lock_classes", test_lock_classes},
     {"wait_queue", test_wait_queue},
     {"percpu", test_percpu},
+    {"array", test_array},
+    {"foreign_and_scope_guard", test_foreign_and_scope_guard},
+    {"drain_counter", test_drain_counter},
     {"no_live_allocations_left", test_no_live_allocations_left},
 };
 

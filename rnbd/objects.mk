@@ -1,9 +1,16 @@
-# Objects of rnbd-client.ko and rnbd-server.ko (see ../Kbuild).
-rnbd-client-objs := rnbd/rnbd-clt-mod.o rnbd/kapi-rnbd-clt-trace.o rnbd/kapi-blk.o rnbd/kapi-blk-rtrs.o rnbd/rnbd-clt.o \
-	rnbd/rnbd-clt-session.o rnbd/rnbd-clt-dev.o rnbd/rnbd-codec.o rnbd/rnbd-clt-options.o rtrs/rtrs-addr.o
-rnbd-server-objs := rnbd/rnbd-srv-mod.o rnbd/kapi-rnbd-srv-trace.o rnbd/rnbd-srv.o rnbd/rnbd-srv-session.o rnbd/rnbd-srv-device.o \
-	rnbd/rnbd-srv-io.o rnbd/rnbd-srv-io-bdev.o rnbd/rnbd-srv-io-file.o rnbd/kapi-blkdev.o rnbd/kapi-bio.o rnbd/kapi-file.o rnbd/rnbd-codec.o
+# Objects of rnbd-client.ko and rnbd-server.ko (see ../Kbuild): rnbd's own
+# (core/, client/, server/) and the kernel abstractions they sit on
+# (kernel/block/, kernel/trace/).
+rnbd-client-objs := rnbd/client/rnbd-clt-mod.o kernel/trace/kapi-rnbd-clt-trace.o kernel/block/kapi-blk.o \
+	rnbd/client/kapi-blk-rtrs.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o rnbd/client/rnbd-clt-dev.o \
+	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o rtrs/rtrs-addr.o
+rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.o rnbd/server/rnbd-srv.o \
+	rnbd/server/rnbd-srv-session.o rnbd/server/rnbd-srv-device.o rnbd/server/rnbd-srv-io.o \
+	rnbd/server/rnbd-srv-io-bdev.o rnbd/server/rnbd-srv-io-file.o kernel/block/kapi-blkdev.o kernel/block/kapi-bio.o \
+	kernel/block/kapi-file.o rnbd/core/rnbd-codec.o
 # The trace event definitions find their own header again through
 # <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").
-CFLAGS_rnbd/kapi-rnbd-clt-trace.o := -I$(src)/rnbd
-CFLAGS_rnbd/kapi-rnbd-srv-trace.o := -I$(src)/rnbd
+CFLAGS_kernel/trace/kapi-rnbd-clt-trace.o := -I$(src)/kernel/trace
+CFLAGS_kernel/trace/kapi-rnbd-srv-trace.o := -I$(src)/kernel/trace
+# The client's transport glue declares itself in the block boundary's header.
+CFLAGS_rnbd/client/kapi-blk-rtrs.o := -I$(src)/kernel/block

@@ -33,10 +33,10 @@ rtrs/tests/kmod/rtrs-srv-selftest-y := rtrs/tests/kmod/rtrs-srv-selftest-mod.o \
 # checks IO against rtrs-srv-selftest (proto=store) or an RNBD server (proto=rnbd).
 rtrs-selftest-modules += rtrs/tests/kmod/rtrs-clt-selftest.o
 rtrs/tests/kmod/rtrs-clt-selftest-y := rtrs/tests/kmod/rtrs-clt-selftest-mod.o \
-	rtrs/tests/kmod/rtrs-clt-selftest-run.o rtrs/rtrs-addr.o rnbd/rnbd-codec.o $(cxxrt-objs)
+	rtrs/tests/kmod/rtrs-clt-selftest-run.o rtrs/rtrs-addr.o rnbd/core/rnbd-codec.o $(cxxrt-objs)
 
 # The hostile peer: speaks RTRS/RNBD on the wire with bad input, against our
 # server (selftests/hostile/).
 rtrs-selftest-modules += rtrs/tests/kmod/rtrs-hostile.o
 rtrs/tests/kmod/rtrs-hostile-y := rtrs/tests/kmod/rtrs-hostile-mod.o rtrs/tests/kmod/rtrs-hostile-run.o \
-	rtrs/rtrs-codec.o rnbd/rnbd-codec.o $(rtrs-ib-objs) $(cxxrt-objs)
+	rtrs/rtrs-codec.o rnbd/core/rnbd-codec.o $(rtrs-ib-objs) $(cxxrt-objs)

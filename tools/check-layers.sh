@@ -1,7 +1,7 @@
 #!/bin/sh
 # The layering rule of Documentation/design.md: product code (rtrs/ and
 # rnbd/, outside their tests and the abstraction folders below) reaches the
-# kernel only through the abstraction layer (cxxrt/, rtrs/ib/, rnbd/block/),
+# kernel only through the abstraction layer (cxxrt/, rtrs/ib/, kernel/block/),
 # never by calling a C boundary function (kapi_*, rnbd_kapi_*, ...) itself.
 # The calls not yet moved behind a C++ type are listed with their count in
 # tools/layers-allow.txt; a file may make no more than its allowance (none
@@ -11,7 +11,7 @@ top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 2
 allow=tools/layers-allow.txt
 # Abstraction folders inside rtrs/ and rnbd/: C++ types over the boundary.
-abstraction='rtrs/ib|rnbd/block'
+abstraction='rtrs/ib|kernel/block'
 over=
 total=0
 for file in $(find rtrs rnbd \( -name '*.cpp' -o -name '*.hpp' \) | grep -vE "/tests/|^($abstraction)/" | sort); do

@@ -15,7 +15,7 @@ HOST_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -Wall -Wextra -Werror -
 HOST_SOURCES := cxxrt/src/alloc.cpp cxxrt/src/log.cpp cxxrt/src/parse.cpp \
 	$(wildcard rtrs/rtrs-codec.cpp rtrs/rtrs-permits.cpp rtrs/rtrs-addr.cpp rtrs/rtrs-clt-policy.cpp rtrs/rtrs-stats.cpp rtrs/rtrs-srv-protocol.cpp \
 	           rtrs/rtrs-clt-proto.cpp \
-	           rnbd/rnbd-codec.cpp rnbd/rnbd-clt-options.cpp)
+	           rnbd/core/rnbd-codec.cpp rnbd/core/rnbd-clt-options.cpp)
 HOST_TESTS := $(wildcard cxxrt/tests/host/test_*.cpp rtrs/tests/host/test_*.cpp rnbd/tests/host/test_*.cpp \
 	tools/rnbdctl/tests/*.cpp)
 # The admin CLI's code (main.cpp aside) is unit-tested in the same binary.
@@ -47,7 +47,7 @@ FUZZ_BINARIES := $(foreach f,$(FUZZ_TARGETS),$(BUILD)/fuzz/$(basename $(notdir $
 
 # Each fuzzer compiles and links its sources in one step, so there are no
 # per-object dependency files: any header may change what it tests.
-FUZZ_HEADERS := $(shell find cxxrt rtrs rnbd include -name '*.hpp' -o -name '*.h')
+FUZZ_HEADERS := $(shell find cxxrt kernel rtrs rnbd include -name '*.hpp' -o -name '*.h')
 
 # The target's own source only (the stem is the fuzzer's name).
 fuzz_source = $(filter %/$(1).cpp,$(FUZZ_TARGETS))

@@ -131,8 +131,8 @@ int kabi_rtrs_rdma(void)
 
 /*
  * rnbd-server: a looked-up path held while the export policy decides
- * (rnbd/block/path.hpp); the block-layer ops and flags of its bios
- * (rnbd/block/bio.hpp: blk_opf_t values, which C++ maps RNBD's onto).
+ * (kernel/block/path.hpp); the block-layer ops and flags of its bios
+ * (kernel/block/bio.hpp: blk_opf_t values, which C++ maps RNBD's onto).
  */
 #include <linux/path.h>
 #include <linux/blk_types.h>

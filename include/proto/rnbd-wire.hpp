@@ -3,7 +3,7 @@
 // RNBD messages travel as RTRS user headers (the "usr" part of an RTRS IO
 // request) and, for responses, as the data of an RTRS READ. Fields are
 // little-endian wire integers; padding that the C layout leaves implicit is
-// spelled out here as reserved arrays. rnbd/rnbd-codec.hpp builds and
+// spelled out here as reserved arrays. rnbd/core/rnbd-codec.hpp builds and
 // validates them on byte spans; Documentation/protocol.md describes them.
 //
 // Peers written in C (Linux's rnbd-client) do not always clear reserved

@@ -1,5 +1,5 @@
 // `rnbdctl map`: the options become one map_device line, checked by the
-// module's own parser (rnbd/rnbd-clt-options.cpp, built for the host) before
+// module's own parser (rnbd/core/rnbd-clt-options.cpp, built for the host) before
 // anything is written, so a bad option gets the kernel's message and no
 // write. The new device is found through its link under
 // /sys/class/rnbd-client/ctl/devices/<device_id>@<session>.
@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "rnbd/rnbd-clt-options.hpp"
+#include "rnbd/core/rnbd-clt-options.hpp"
 #include "rtrs/rtrs-clt-hold.hpp"
 #include "rtrs/rtrs-clt-policy.hpp"
 #include "rtrs/rtrs-clt-state.hpp"

@@ -2,7 +2,7 @@
 // refused with -EINVAL and a reason, or yields options whose strings lie
 // inside the input and respect every documented bound.
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rnbd/rnbd-clt-options.hpp"
+#include "rnbd/core/rnbd-clt-options.hpp"
 
 namespace {
 

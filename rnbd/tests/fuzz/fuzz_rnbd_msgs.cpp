@@ -1,7 +1,7 @@
 // libFuzzer target: every RNBD message decoder. Input: 1 byte of limits
 // selection, 4 bytes data_len, then the user header.
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rnbd/rnbd-codec.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
 
 using namespace rnbd;
 using namespace rnbd::codec;

@@ -15,7 +15,7 @@
 // documented contract, so it refuses exactly what it must and no more.
 // Input: 1 byte mode, then fields (see take_* below).
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rnbd/rnbd-srv-policy.hpp"
+#include "rnbd/core/rnbd-srv-policy.hpp"
 
 namespace {
 

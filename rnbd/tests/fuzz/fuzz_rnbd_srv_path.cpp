@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rnbd/rnbd-srv-policy.hpp"
+#include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rtrs/rtrs-codec.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <cxxrt/errno.hpp>
 
-#include "rnbd/rnbd-clt-options.hpp"
+#include "rnbd/core/rnbd-clt-options.hpp"
 
 using namespace rnbd::clt;
 namespace err = cxxrt::err;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rnbd/rnbd-codec.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
 
 using namespace rnbd;
 using namespace rnbd::codec;

@@ -1,12 +1,12 @@
 // Host unit tests of rnbd-server's kernel-independent policy
-// (rnbd/rnbd-srv-policy.hpp): device paths, the export policy, access
+// (rnbd/core/rnbd-srv-policy.hpp): device paths, the export policy, access
 // rules, IO admission.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "rnbd/rnbd-srv-policy.hpp"
+#include "rnbd/core/rnbd-srv-policy.hpp"
 
 using namespace rnbd;
 using namespace rnbd::srv::policy;

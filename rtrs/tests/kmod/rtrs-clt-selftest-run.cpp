@@ -11,7 +11,7 @@
 #include <cxxrt/seq.hpp>
 #include <cxxrt/wait.hpp>
 #include <rtrs/rtrs-api.h>
-#include "rnbd/rnbd-codec.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
 #include "rtrs/rtrs-addr.hpp"
 #include "rtrs/tests/kmod/rtrs-test-proto.hpp"
 #include <cxxrt/enforce.hpp>

@@ -18,7 +18,7 @@
 #include <cxxrt/work.hpp>
 #include <proto/rnbd-wire.hpp>
 #include <proto/rtrs-wire.hpp>
-#include "rnbd/rnbd-codec.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
 #include "rtrs/ib/cm.hpp"
 #include "rtrs/ib/ib.hpp"
 #include "rtrs/ib/memory.hpp"

@@ -78,7 +78,7 @@ TEST_F(RnbdctlClient, MapTakesKeyValueArgumentsAndSessionSettings)
 }
 
 // A bad option is refused with the module's own message, and nothing is
-// written: the same parser (rnbd/rnbd-clt-options.cpp) decides.
+// written: the same parser (rnbd/core/rnbd-clt-options.cpp) decides.
 TEST_F(RnbdctlClient, MapBadOptionsAreRefusedBeforeAnyWrite)
 {
     struct Case {

@@ -1,0 +1,72 @@
+// One bio (struct bio) over a BlockDevice: the block layer's ops and flags
+// as C++ names (blk_opf_t values from the generated header: the caller maps
+// its own protocol onto them), allocation with one data segment, and
+// submission with a completion upcall.
+#pragma once
+
+#include <cxxrt/types.hpp>
+#include <cxxrt/utility.hpp>
+
+#include "cxxrt-kabi.h"
+#include "kernel/block/blkdev.hpp"
+#include "kernel/block/kapi-blkdev.h"
+
+namespace rnbd::block {
+
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+
+// REQ_OP_*.
+enum class BioOp : u32 {
+    kRead = KABI_REQ_OP_READ,
+    kWrite = KABI_REQ_OP_WRITE,
+    kFlush = KABI_REQ_OP_FLUSH,
+    kDiscard = KABI_REQ_OP_DISCARD,
+    kSecureErase = KABI_REQ_OP_SECURE_ERASE,
+    kWriteZeroes = KABI_REQ_OP_WRITE_ZEROES,
+};
+
+// REQ_* flags, or'ed into the op.
+namespace bio_flag {
+inline constexpr u32 kSync = KABI_REQ_SYNC;
+inline constexpr u32 kFua = KABI_REQ_FUA;
+inline constexpr u32 kPreflush = KABI_REQ_PREFLUSH;
+}  // namespace bio_flag
+
+// An op with its flags: a blk_opf_t.
+struct BioOpFlags {
+    BioOp op;
+    u32 flags = 0;
+    u32 native() const { return u32(op) | flags; }
+};
+
+// A handle of a bio not yet submitted (then the block layer owns it).
+class Bio {
+public:
+    // A bio for `op` on `device` carrying `data_length` bytes of physically
+    // contiguous kernel memory at `data` (none when 0). Process context
+    // (GFP_NOIO from the bio set: never fails for lack of memory); a null
+    // handle if the data cannot be added.
+    static Bio allocate(const BlockDevice& device, BioOpFlags op, void* data, u32 data_length)
+    {
+        return Bio(kapi_bio_alloc(device.native(), op.native(), data, data_length));
+    }
+
+    explicit operator bool() const { return handle_ != nullptr; }
+
+    // Sets range and priority and submits; the bio is then the block
+    // layer's (this handle is null). When it ends, rnbd_srv_cxx_bio_done(context, errno) runs
+    // (any context, possibly before this returns) and the bio is freed.
+    // Process context.
+    void submit(u64 sector, u32 size, u16 prio, void* context)
+    {
+        kapi_bio_submit(cxxrt::exchange(handle_, nullptr), sector, size, prio, context);
+    }
+
+private:
+    explicit Bio(::bio* handle) : handle_(handle) {}
+    ::bio* handle_;
+};
+
+}  // namespace rnbd::block

@@ -1,0 +1,78 @@
+// An opened file (struct file) served through the VFS: a disk image, or a
+// device node opened as a file. Reads go through the page cache; writes
+// may bypass it (write_direct) where the file allows O_DIRECT. Everything
+// but the size and identity queries: process context, sleeps. Closed when
+// the object goes.
+#pragma once
+
+#include <cxxrt/result.hpp>
+#include <cxxrt/types.hpp>
+#include <cxxrt/utility.hpp>
+
+#include "kernel/block/path.hpp"
+#include "kernel/block/kapi-blkdev.h"
+
+namespace rnbd::block {
+
+using cxxrt::u32;
+using cxxrt::u64;
+
+class File : cxxrt::Pinned {
+public:
+    File() = default;
+    ~File() { close(); }
+
+    // Opens what `path` found (no second lookup by name), O_RDONLY or O_RDWR.
+    cxxrt::Result<void> open(const Path& path, bool writable)
+    {
+        ::file* file = nullptr;
+        CXXRT_TRY(cxxrt::to_result(kapi_file_open_path(path.native(), writable, &file)));
+        file_ = file;
+        return {};
+    }
+    void close()
+    {
+        if (::file* file = cxxrt::exchange(file_, nullptr))
+            kapi_file_close(file);
+    }
+
+    // Bytes (the size of the device for a device node). Any context.
+    u64 size() const { return kapi_file_size(file_); }
+    // Identity: the filesystem's device number and the inode number; for a
+    // device node the device's number and 0. Any context.
+    u32 device_number() const { return kapi_file_dev(file_); }
+    u64 inode_number() const { return kapi_file_ino(file_); }
+    // O_DIRECT is possible (FMODE_CAN_ODIRECT). Any context.
+    bool can_direct() const { return kapi_file_can_direct(file_) != 0; }
+
+    // Bytes done or -errno.
+    long read(void* buffer, u32 length, u64 position) const
+    {
+        return kapi_file_read(file_, buffer, length, position);
+    }
+    long write(const void* buffer, u32 length, u64 position) const
+    {
+        return kapi_file_write(file_, buffer, length, position);
+    }
+    // Bypassing the page cache, from kmalloc'd memory; -EINVAL where the
+    // file or the range does not allow it.
+    long write_direct(void* buffer, u32 length, u64 position) const
+    {
+        return kapi_file_write_direct(file_, buffer, length, position);
+    }
+    // vfs_fsync_range of [position, position + length); length 0: all.
+    cxxrt::Result<void> sync(u64 position, u64 length) const
+    {
+        return cxxrt::to_result(kapi_file_sync(file_, position, length));
+    }
+    // Deallocates a range, keeping the size (punch hole).
+    cxxrt::Result<void> punch_hole(u64 position, u64 length) const
+    {
+        return cxxrt::to_result(kapi_file_punch_hole(file_, position, length));
+    }
+
+private:
+    ::file* file_ = nullptr;
+};
+
+}  // namespace rnbd::block

@@ -1,0 +1,14 @@
+// The queue limits of a disk as plain numbers: what the driver asks of the
+// block layer (sizes, discard, write cache). The C boundary copies them into
+// the kernel's own limits, at allocation (Disk::create) or as one update of
+// a live disk (Disk::update_limits); how differs between kernels, this
+// description does not.
+#pragma once
+
+#include "kernel/block/kapi-blk.h"
+
+namespace rnbd::block {
+
+using Limits = rnbd_kapi_limits;
+
+}  // namespace rnbd::block

@@ -1,0 +1,69 @@
+// A view of one blk-mq request (struct request): what it asks for, and the
+// steps of its life as a driver takes it (start, map its data, complete,
+// end, or give it back to the queue). Any context unless noted.
+#pragma once
+
+#include <cxxrt/types.hpp>
+
+#include "kernel/block/kapi-blk.h"
+
+namespace rnbd::block {
+
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+
+// The block op, reduced to what RNBD can carry; anything else is kOther.
+enum class Op : u32 {
+    kRead = RNBD_KAPI_OP_READ,
+    kWrite = RNBD_KAPI_OP_WRITE,
+    kFlush = RNBD_KAPI_OP_FLUSH,
+    kDiscard = RNBD_KAPI_OP_DISCARD,
+    kSecureErase = RNBD_KAPI_OP_SECURE_ERASE,
+    kOther = RNBD_KAPI_OP_OTHER,
+    kWriteZeroes = RNBD_KAPI_OP_WRITE_ZEROES,
+};
+
+struct RequestInfo {
+    Op op;
+    bool sync;          // op_is_sync()
+    bool flush_or_fua;  // op_is_flush(): PREFLUSH or FUA (or a flush op)
+    u32 bytes;
+    u64 sector;
+    u16 prio;
+};
+
+class Request {
+public:
+    // Trivial, so a view can sit in a blk-mq PDU (memory the block layer
+    // owns and never constructs).
+    Request() = default;
+    explicit Request(::request* handle) : handle_(handle) {}
+
+    RequestInfo info() const
+    {
+        struct rnbd_kapi_rq_info raw;
+        rnbd_kapi_rq_info(handle_, &raw);
+        return {Op(raw.op), raw.sync != 0, raw.flush_or_fua != 0, raw.bytes, raw.sector, raw.prio};
+    }
+    // blk_mq_start_request: the timeout clock runs from here.
+    void start() const { rnbd_kapi_rq_start(handle_); }
+    // The request's data into `table` (entries as the tag set made them); the entries used.
+    u32 map_sg(scatterlist* table) const { return u32(rnbd_kapi_rq_map_sg(handle_, table)); }
+    // blk_mq_complete_request: the tag set's complete upcall follows (softirq or here).
+    void complete() const { rnbd_kapi_rq_complete(handle_); }
+    // blk_mq_end_request with `error` (negative errno, 0) as a block status.
+    void end(int error) const { rnbd_kapi_rq_end(handle_, error); }
+    // Back to its queue, dispatched again when the requeue list is kicked
+    // `kick_after_ms` from now.
+    void requeue(u32 kick_after_ms) const
+    {
+        rnbd_kapi_rq_requeue(handle_);
+        rnbd_kapi_rq_kick_requeue_list(handle_, kick_after_ms);
+    }
+
+private:
+    ::request* handle_;
+};
+
+}  // namespace rnbd::block

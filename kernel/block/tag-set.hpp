@@ -1,0 +1,84 @@
+// A blk-mq tag set (struct blk_mq_tag_set) and the layout of its requests'
+// driver data (the PDU): the driver's `Pdu`, then a scatterlist table of
+// the entries asked for, aligned for the kernel's struct scatterlist. The
+// layout is decided here only: the kernel is told the whole size, and the
+// driver asks the tag set for a PDU's table.
+//
+// Owning: create() allocates the requests (the init_request upcalls run
+// inside it, and may already ask for tables); the destructor, or destroy(),
+// frees them. Destroy only after the disks of the set are gone
+// (Disk::remove and Disk::reset). Process context.
+#pragma once
+
+#include <cxxrt/result.hpp>
+#include <cxxrt/types.hpp>
+#include <cxxrt/utility.hpp>
+
+#include "kernel/block/kapi-blk.h"
+
+namespace rnbd::block {
+
+using cxxrt::size_t;
+using cxxrt::u32;
+using cxxrt::u8;
+
+struct TagSetShape {
+    u32 hardware_queues;  // all of them, polled ones included
+    u32 maps;             // 1, or kQueueTypes with polled queues (laid out by the map_queues upcall)
+    u32 depth;
+    u32 scatterlist_entries;  // the table behind each PDU
+};
+
+template <class Pdu>
+class TagSet : cxxrt::Pinned {
+public:
+    TagSet() = default;
+    ~TagSet() { destroy(); }
+
+    // `driver_data` reaches the init_request and map_queues upcalls.
+    [[nodiscard]] cxxrt::Result<void> create(const TagSetShape& shape, void* driver_data)
+    {
+        const size_t align = rnbd_kapi_alignof_scatterlist();
+        table_offset_ = (sizeof(Pdu) + align - 1) & ~(align - 1);
+        table_entries_ = shape.scatterlist_entries;
+        const size_t pdu_size = table_offset_ + size_t(table_entries_) * rnbd_kapi_sizeof_scatterlist();
+        blk_mq_tag_set* set =
+            rnbd_kapi_tag_set_alloc(shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
+        if (!set)
+            return cxxrt::Error(cxxrt::err::kNoMem);
+        if (int rc = rnbd_kapi_tag_set_init(set)) {
+            rnbd_kapi_tag_set_free(set);
+            return cxxrt::Error::from_errno(rc);
+        }
+        set_ = set;
+        return {};
+    }
+    void destroy()
+    {
+        if (blk_mq_tag_set* set = cxxrt::exchange(set_, nullptr))
+            rnbd_kapi_tag_set_destroy(set);
+    }
+
+    explicit operator bool() const { return set_ != nullptr; }
+    blk_mq_tag_set* handle() const { return set_; }
+
+    // The scatterlist table behind `pdu`, initialised (sg_init_table): for
+    // the init_request upcall, once per request. Any context.
+    scatterlist* init_table(Pdu& pdu) const
+    {
+        scatterlist* table = table_of(pdu);
+        rnbd_kapi_sg_init_table(table, table_entries_);
+        return table;
+    }
+    scatterlist* table_of(Pdu& pdu) const
+    {
+        return reinterpret_cast<scatterlist*>(reinterpret_cast<u8*>(&pdu) + table_offset_);
+    }
+
+private:
+    blk_mq_tag_set* set_ = nullptr;
+    size_t table_offset_ = 0;
+    u32 table_entries_ = 0;
+};
+
+}  // namespace rnbd::block

@@ -1,0 +1,319 @@
+// rnbd-client: the RTRS session shared by the devices mapped through it,
+// its synchronous control messages and its link events.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include "rnbd/client/rnbd-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::clt {
+
+using cxxrt::ByteSpan;
+using cxxrt::ConstByteSpan;
+using cxxrt::Result;
+namespace err = cxxrt::err;
+namespace log = cxxrt::log;
+
+namespace {
+
+rtrs_address to_api(const rtrs::Address& address, u16 port)
+{
+    rtrs_address out{};
+    switch (address.family) {
+    case rtrs::AddressFamily::kIpv4: out.family = RTRS_ADDRESS_IPV4; break;
+    case rtrs::AddressFamily::kIpv6: out.family = RTRS_ADDRESS_IPV6; break;
+    case rtrs::AddressFamily::kGid: out.family = RTRS_ADDRESS_GID; break;
+    default: out.family = RTRS_ADDRESS_NONE; break;
+    }
+    cxxrt::copy_bytes(out.bytes, address.bytes, sizeof(out.bytes));
+    out.port = port;
+    out.scope_id = address.scope_id;
+    return out;
+}
+
+// An address with an interface name as its scope gets the index here.
+Result<void> resolve_scope(const rtrs::Address& address, rtrs_address& out)
+{
+    if (!address.has_scope_name())
+        return {};
+    int index = rnbd_kapi_ifindex(address.scope_name);
+    if (index < 0) {
+        log::err_ratelimited("map_device: no network interface %s for the address scope", address.scope_name);
+        return Error(err::kInval);
+    }
+    out.scope_id = u32(index);
+    return {};
+}
+
+}  // namespace
+
+// One control message in flight: the reply room the transport fills, and
+// the completion the sender waits on. Two references while in flight (the
+// sender and the transport's done callback), so a sender that gives up
+// after kMessageTimeoutMs leaves the rest to the callback.
+struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
+    ~Reply()
+    {
+        kapi_kfree(sg);
+        cxxrt::free_array(buffer);
+    }
+    static void done(void* context, int error)
+    {
+        Reply* reply = static_cast<Reply*>(context);
+        reply->error = error;
+        rtrs_client_put_permit(reply->rtrs, reply->permit);
+        reply->completed.complete();
+        reply->unref();
+    }
+
+    cxxrt::Completion completed{cxxrt::lock_class<"rnbd::clt::Session::Reply::completed">};
+    rtrs_client_session* rtrs = nullptr;
+    rtrs_client_permit* permit = nullptr;
+    u8* buffer = nullptr;
+    scatterlist* sg = nullptr;
+    int error = 0;
+};
+
+Result<RefPtr<Session>> Session::open(Client& client, const MapOptions& options)
+{
+    if (options.path_count == 0 || options.session_name.length() > kMaxNameLength)
+        return Error(err::kInval);
+    RefPtr<Session> session = CXXRT_TRY(cxxrt::make_ref<Session>(Gfp::kernel(), client));
+    cxxrt::copy_bytes(session->name_, options.session_name.data(), options.session_name.length());
+
+    rtrs_path_address paths[kMaxPaths] = {};
+    for (u32 i = 0; i < options.path_count; ++i) {
+        const rtrs::PathAddress& path = options.paths[i];
+        if (path.has_source) {
+            paths[i].source = to_api(path.source, 0);
+            CXXRT_TRY(resolve_scope(path.source, paths[i].source));
+        }
+        paths[i].destination = to_api(path.destination, path.port);
+        CXXRT_TRY(resolve_scope(path.destination, paths[i].destination));
+    }
+    const rtrs_client_callbacks callbacks{session.get(), &Session::link_event};
+    rtrs_client_open_params params{};
+    params.session_name = session->name_;
+    params.paths = paths;
+    params.path_count = options.path_count;
+    params.reconnect_delay_seconds = kReconnectDelaySeconds;
+    params.max_reconnect_attempts = -1;
+    params.user_header_size = kUserHeaderSize;
+    params.poll_queues = options.poll_queues;
+    params.io_hold_timeout_ms = options.io_hold_timeout_ms;
+    int rc = rnbd_kapi_rtrs_open(&callbacks, &params, &session->rtrs_);
+    if (rc) {
+        log::err_ratelimited("map_device: session %s: RTRS open failed (%d)", session->name_, rc);
+        return Error::from_errno(rc);
+    }
+    CXXRT_TRY(cxxrt::to_result(rtrs_client_query(session->rtrs_, &session->attributes_)));
+    if (session->attributes_.queue_depth == 0 || session->attributes_.max_segments == 0 ||
+        session->attributes_.max_io_size < wire::kSectorSize) {
+        log::err("session %s: unusable transport limits (depth %u, segments %u, max IO %u)", session->name_,
+                 session->attributes_.queue_depth, session->attributes_.max_segments,
+                 session->attributes_.max_io_size);
+        return Error(err::kInval);
+    }
+    CXXRT_TRY(session->send_sess_info());
+    client.add_session(*session);
+    log::info("session %s: connected (queue depth %u, max IO %u bytes, %u segments)", session->name_,
+              session->attributes_.queue_depth, session->attributes_.max_io_size,
+              session->attributes_.max_segments);
+    return session;
+}
+
+Session::~Session()
+{
+    cxxrt::MutexGuard guard(lock_);
+    CXXRT_ASSERT(devices_.is_empty());
+}
+
+void Session::release_last_reference()
+{
+    client_.remove_session(*this);
+    // A reconnect may report a link event at any time until RTRS is
+    // closed, and its work uses rtrs_: stop queueing, wait for a running
+    // one (it may be sending SESS_INFO), and only then close the session.
+    closing_.store(true);
+    event_work_.cancel_sync();
+    if (rtrs_) {
+        rtrs_client_close(rtrs_);
+        rtrs_ = nullptr;
+    }
+    // One queued between the check and the flag above finds closing_ set.
+    event_work_.cancel_sync();
+    cxxrt::destroy(this);
+}
+
+Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, ByteSpan reply_out)
+{
+    if (message.size() > kUserHeaderSize)
+        return Error(err::kMsgSize);
+    RefPtr<Reply> reply = CXXRT_TRY(cxxrt::make_ref<Reply>(Gfp::kernel()));
+    reply->rtrs = rtrs_;
+    if (reply_out.size()) {
+        // Reply room must be DMA-able: kmalloc, not the stack.
+        reply->buffer = cxxrt::allocate_array<u8>(Gfp::kernel(), reply_out.size());
+        if (!reply->buffer)
+            return Error(err::kNoMem);
+        reply->sg = rnbd_kapi_sg_alloc_one(reply->buffer, u32(reply_out.size()), Gfp::kernel().flags());
+        if (!reply->sg)
+            return Error(err::kNoMem);
+    }
+    reply->permit = rtrs_client_get_permit(rtrs_, RTRS_WAIT);
+    if (!reply->permit)
+        return Error(err::kNoMem);
+    cxxrt::copy_bytes(rtrs_client_permit_header(reply->permit), message.data(), message.size());
+    reply->ref();  // the done callback's
+    int rc = rtrs_client_request(rtrs_, reply->permit, direction, u32(message.size()), reply->sg,
+                                 reply->sg ? 1 : 0, u32(reply_out.size()), &Reply::done, reply.get());
+    if (rc) {
+        rtrs_client_put_permit(rtrs_, reply->permit);
+        reply->unref();
+        return Error::from_errno(rc);
+    }
+    if (!reply->completed.wait_timeout(kMessageTimeoutMs)) {
+        log::err("session %s: no answer from the server in %u s", name_, kMessageTimeoutMs / 1000);
+        return Error(err::kTimedOut);
+    }
+    if (reply->error)
+        return Error::from_errno(reply->error);
+    if (reply_out.size())
+        cxxrt::copy_bytes(reply_out.data(), reply->buffer, reply_out.size());
+    return {};
+}
+
+Result<void> Session::send_sess_info()
+{
+    u8 message[sizeof(wire::SessInfoMsg)];
+    u8 answer[sizeof(wire::SessInfoRspMsg)];
+    size_t length = CXXRT_TRY(codec::build_sess_info(ByteSpan(message)));
+    CXXRT_TRY(send(RTRS_READ, ConstByteSpan(message, length), ByteSpan(answer)));
+    auto version = codec::decode_sess_info_rsp(ConstByteSpan(answer));
+    if (!version) {
+        log::err("session %s: bad SESS_INFO_RSP (%d)", name_, version.to_errno());
+        return version.error();
+    }
+    return {};
+}
+
+Result<codec::OpenRspFields> Session::open_device(cxxrt::StringView path, AccessMode access, IoMode io_mode)
+{
+    u8 message[sizeof(wire::OpenMsg)];
+    u8 answer[sizeof(wire::OpenRspMsg)];
+    const wire::IoMode mode = io_mode == IoMode::kFileIo ? wire::IoMode::kFileIo : wire::IoMode::kBlockIo;
+    size_t length = CXXRT_TRY(codec::build_open(ByteSpan(message), wire::AccessMode(u8(access)), path, mode));
+    CXXRT_TRY(send(RTRS_READ, ConstByteSpan(message, length), ByteSpan(answer)));
+    // Malformed (short, wrong type, unknown cache bits): -EPROTO; a limit
+    // out of range: -EINVAL (decode_open_rsp, then validate_open_rsp;
+    // Documentation/protocol.md). The map_device write returns it.
+    auto fields = codec::decode_open_rsp(ConstByteSpan(answer));
+    if (!fields) {
+        log::err("session %s: malformed OPEN_RSP for %.*s (%d)", name_, int(path.length()), path.data(),
+                 fields.to_errno());
+        return Error(fields.error().code() == err::kInval ? err::kInval : err::kProto);
+    }
+    const codec::OpenRspFields& f = fields.value();
+    auto valid = codec::validate_open_rsp(f, KABI_PAGE_SIZE);
+    if (!valid) {
+        log::err("session %s: OPEN_RSP for %.*s refused (%d): logical block %u, physical block %u, max_hw_sectors "
+                 "%u, max_segments %u, nsectors %llu, discard %u/%u/%u, cache policy 0x%x",
+                 name_, int(path.length()), path.data(), valid.to_errno(), u32(f.logical_block_size),
+                 u32(f.physical_block_size), f.max_hw_sectors, u32(f.max_segments),
+                 (unsigned long long)f.nsectors, f.max_discard_sectors, f.discard_granularity,
+                 f.discard_alignment, u32(f.cache_policy));
+        return valid.error();
+    }
+    return fields;
+}
+
+Result<void> Session::close_device(u32 remote_id)
+{
+    u8 message[sizeof(wire::CloseMsg)];
+    size_t length = CXXRT_TRY(codec::build_close(ByteSpan(message), remote_id));
+    return send(RTRS_WRITE, ConstByteSpan(message, length), ByteSpan());
+}
+
+void Session::attach(Device& device)
+{
+    cxxrt::MutexGuard guard(lock_);
+    devices_.push_back(device);
+}
+
+void Session::detach(Device& device)
+{
+    cxxrt::MutexGuard guard(lock_);
+    devices_.remove(device);
+}
+
+// KAPI: process context (an RTRS work item, under the RTRS session's setup
+// lock: events arrive in order). Only records the event (atomics) and
+// queues the work: the re-OPEN waits for the server, which must not block
+// the transport's work.
+void Session::link_event(void* context, rtrs_link_event event)
+{
+    Session* session = static_cast<Session*>(context);
+    if (session->closing_.load())
+        return;
+    u32 state = session->link_state_.load();
+    switch (event) {
+    case RTRS_LINK_DISCONNECTED:
+        session->connected_.store(false);
+        // A new epoch: every device is stale until re-opened; IO is held.
+        while (!session->link_state_.compare_exchange(state, (((state >> 2) + 1) << 2) | kHolding)) {
+        }
+        break;
+    case RTRS_LINK_HOLD_EXPIRED:
+        while ((state & 3) == kHolding && !session->link_state_.compare_exchange(state, (state & ~3u) | kFailing)) {
+        }
+        break;
+    case RTRS_LINK_RECONNECTED:
+        session->connected_.store(true);
+        session->reopen_needed_.store(true);
+        break;
+    default:
+        return;
+    }
+    session->event_work_.queue();
+}
+
+void Session::handle_link_events()
+{
+    if (closing_.load())
+        return;
+    cxxrt::MutexGuard guard(lock_);
+    if (!connected_.load()) {
+        const bool failing = link_mode() == kFailing;
+        log::warn("session %s: disconnected, devices closed, IO %s", name_,
+                  failing ? "fails (io_hold_timeout_ms passed)" : "held");
+        for (Device& device : devices_) {
+            device.set_closed();
+            // Held IO fails now rather than at its next poll.
+            if (failing)
+                device.kick();
+        }
+        return;
+    }
+    if (!reopen_needed_.exchange(false))
+        return;
+    const u32 round = link_state_.load();
+    // The server may have lost the session meanwhile: introduce it again.
+    auto info = send_sess_info();
+    if (!info) {
+        log::err("session %s: SESS_INFO after reconnect failed (%d)", name_, info.to_errno());
+    } else {
+        for (Device& device : devices_) {
+            auto reopened = device.reopen(Device::TakeSize::kDisk);
+            if (!reopened)
+                log::err("session %s: re-open of %s failed (%d)", name_, device.disk_name(), reopened.to_errno());
+        }
+    }
+    // The outage is over (unless a new one started meanwhile): IO of a
+    // device that could not be re-opened fails from here on; the others
+    // carry their held IO now.
+    u32 expected = round;
+    (void)link_state_.compare_exchange(expected, round & ~3u);
+    for (Device& device : devices_)
+        device.kick();
+}
+
+}  // namespace rnbd::clt

@@ -1,0 +1,303 @@
+// rnbd-client: module lifecycle and the Client singleton — the map_device
+// control files (/sys/kernel/rnbd_client/ and the upstream-compatible
+// /sys/class/rnbd-client/ctl/), the registries and the block major.
+#include <cxxrt/log.hpp>
+#include <cxxrt/module-api.h>
+#include <cxxrt/new.hpp>
+#include <cxxrt/percpu.hpp>
+#include "rnbd/client/rnbd-clt-upcalls.h"
+#include "rnbd/client/rnbd-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::clt {
+
+using cxxrt::Result;
+using cxxrt::StringView;
+using cxxrt::sysfs::Input;
+using cxxrt::sysfs::Output;
+namespace err = cxxrt::err;
+namespace log = cxxrt::log;
+namespace sysfs = cxxrt::sysfs;
+
+namespace {
+
+constexpr const char* kMajorName = "rnbd";
+constexpr u32 kTeardownWaitMs = 30000;
+
+constinit Client* g_client = nullptr;
+
+}  // namespace
+
+Client::Client()
+    : class_devices_(cxxrt::Callback::to<&Client::kobject_released>(this)),
+      top_(cxxrt::Callback::to<&Client::kobject_released>(this)),
+      kernel_devices_(cxxrt::Callback::to<&Client::kobject_released>(this))
+{
+}
+
+void Client::teardown()
+{
+    exiting_.store(true);
+    // Take every published device off the registry; one whose unmap_device
+    // write is already running stays there and finishes on its own.
+    cxxrt::IntrusiveList<Device, &Device::registry_node> doomed;
+    {
+        cxxrt::MutexGuard guard(map_lock_);
+        devices_.for_each_safe([&](Device& device) {
+            if (!device.begin_unmap())
+                return;
+            devices_.remove(device);
+            doomed.push_back(device);
+        });
+    }
+    while (Device* device = doomed.pop_front()) {
+        device->unmap(true);
+        device->unref();
+    }
+    // Kobjects children first; the map_device handlers drain here.
+    sysfs::Kobject* dirs[] = {&kernel_devices_, &top_, &class_devices_};
+    for (sysfs::Kobject* dir : dirs) {
+        if (!dir->is_added())
+            continue;
+        dir->del();
+        dir->put();
+        kobjects_gone_.wait();
+    }
+    control_.reset();
+    class_.reset();
+    if (!devices_gone_.wait_timeout([&] { return live_devices_.load() == 0; }, kTeardownWaitMs))
+        log::err("%u devices still alive at unload", live_devices_.load());
+    device_group_.reset();
+    kernel_group_.reset();
+    control_group_.reset();
+    if (major_ > 0)
+        rnbd_kapi_unregister_major(major_, kMajorName);
+    major_ = 0;
+}
+
+void Client::device_destroyed()
+{
+    live_devices_.fetch_sub(1);
+    devices_gone_.wake_up_all();
+}
+
+// ---- map_device ------------------------------------------------------------------
+
+Result<void> Client::show_map_device(Output& out)
+{
+    cxxrt::Span<char> room = out.remaining();
+    out.commit(format_map_usage(StringView("map_device"), room));
+    return {};
+}
+
+Result<void> Client::store_map_device(Input& in)
+{
+    // sysfs hands over at most a page: a full page may be the cut-off
+    // start of a longer line, which is not what the writer asked for.
+    if (in.text().length() >= kMaxMapInputLength) {
+        log::err_ratelimited("map_device: invalid input: the line is %zu bytes or longer (limit %zu)",
+                             in.text().length(), kMaxMapInputLength - 1);
+        return Error(err::kInval);
+    }
+    MapOptions options;
+    MapError error;
+    auto parsed = parse_map_options(in.text(), cxxrt::nr_cpu_ids(), options, &error);
+    if (!parsed) {
+        log::err_ratelimited("map_device: invalid input: %s (at '%.*s')", map_reason_text(error),
+                             int(cxxrt::min<size_t>(error.token.length(), 64)), error.token.data());
+        return parsed.error();
+    }
+    return map(options);
+}
+
+namespace {
+// After the handlers' definitions: only a defined member's address is a
+// constant the table check can compare with null (-fno-delete-null-pointer-checks).
+constexpr sysfs::Attribute<Client> kControlAttributes[] = {
+    {"map_device", 0644, &Client::show_map_device, &Client::store_map_device},
+};
+constexpr sysfs::GroupSpec kControlGroup = sysfs::group(kControlAttributes);
+
+}  // namespace
+
+Result<void> Client::setup()
+{
+    int major = rnbd_kapi_register_major(kMajorName);
+    if (major < 0)
+        return Error::from_errno(major);
+    major_ = major;
+    control_group_ = CXXRT_TRY(sysfs::Group::create(kControlGroup, sysfs::Flavour::kDevice));
+    kernel_group_ = CXXRT_TRY(sysfs::Group::create(kControlGroup, sysfs::Flavour::kKobject));
+    device_group_ = CXXRT_TRY(sysfs::Group::create(device_group_spec(), sysfs::Flavour::kKobject));
+    class_ = CXXRT_TRY(sysfs::DeviceClass::create("rnbd-client"));
+    control_ = CXXRT_TRY(sysfs::Device::create(class_, nullptr, "ctl", this, &control_group_));
+    CXXRT_TRY(class_devices_.add(this, control_, "devices"));
+    CXXRT_TRY(top_.add(this, sysfs::KobjRef::kernel(), "rnbd_client"));
+    CXXRT_TRY(top_.add_group(kernel_group_));
+    top_.uevent_add();
+    CXXRT_TRY(kernel_devices_.add(this, top_, "devices"));
+    return {};
+}
+
+bool Client::mapped(StringView session, StringView path)
+{
+    for (Device& device : devices_)
+        if (device.same_mapping(session, path))
+            return true;
+    return false;
+}
+
+Result<void> Client::map(const MapOptions& options)
+{
+    if (exiting_.load())
+        return Error(err::kNoDev);
+    cxxrt::MutexGuard guard(map_lock_);
+    if (exiting_.load())
+        return Error(err::kNoDev);
+    if (mapped(options.session_name, options.device_path)) {
+        log::err_ratelimited("map_device: %.*s is already mapped on session %.*s",
+                             int(options.device_path.length()), options.device_path.data(),
+                             int(options.session_name.length()), options.session_name.data());
+        return Error(err::kExist);
+    }
+    RefPtr<Session> session = find_session(options.session_name);
+    if (!session) {
+        if (options.path_count == 0) {
+            log::err_ratelimited("map_device: no path= given and no session %.*s exists",
+                                 int(options.session_name.length()), options.session_name.data());
+            return Error(err::kNxio);
+        }
+        session = CXXRT_TRY(Session::open(*this, options));
+    } else if (options.io_hold_timeout_given) {
+        // The session's value, as a write to its io_hold_timeout_ms file.
+        CXXRT_TRY(cxxrt::to_result(rtrs_client_set_io_hold_timeout(session->rtrs(), options.io_hold_timeout_ms)));
+    }
+    u32 index = CXXRT_TRY(allocate_index());
+    Device* made = cxxrt::allocate<Device>(Gfp::kernel(), *this, cxxrt::move(session), index, options);
+    if (!made) {
+        release_index(index);
+        return Error(err::kNoMem);
+    }
+    RefPtr<Device> device(cxxrt::Adopt::kAdopt, made);
+    // The seed's link name is the device path; another session may hold it.
+    CXXRT_TRY(device->set_link_names(false));
+    for (Device& other : devices_) {
+        if (StringView(other.device_id()) == StringView(device->device_id())) {
+            CXXRT_TRY(device->set_link_names(true));
+            break;
+        }
+    }
+    CXXRT_TRY(device->map());
+    devices_.push_back(*device.leak_ref());  // the mapped reference
+    return {};
+}
+
+void Client::forget_device(Device& device)
+{
+    cxxrt::MutexGuard guard(map_lock_);
+    devices_.remove(device);
+}
+
+Result<u32> Client::allocate_index()
+{
+    cxxrt::SpinGuard guard(index_lock_);
+    for (u32 word = 0; word < kMaxDevices / 64; ++word) {
+        if (index_bits_[word] == ~u64(0))
+            continue;
+        u32 bit = u32(__builtin_ctzll(~index_bits_[word]));
+        index_bits_[word] |= u64(1) << bit;
+        return word * 64 + bit;
+    }
+    return Error(err::kNoSpc);
+}
+
+void Client::release_index(u32 index)
+{
+    cxxrt::SpinGuard guard(index_lock_);
+    if (index < kMaxDevices)
+        index_bits_[index / 64] &= ~(u64(1) << (index % 64));
+}
+
+// ---- sessions ------------------------------------------------------------------------
+
+RefPtr<Session> Client::find_session(StringView name)
+{
+    cxxrt::MutexGuard guard(sessions_lock_);
+    for (Session& session : sessions_)
+        if (StringView(session.name()) == name && session.try_ref())
+            return RefPtr<Session>(cxxrt::Adopt::kAdopt, &session);
+    return nullptr;
+}
+
+void Client::add_session(Session& session)
+{
+    cxxrt::MutexGuard guard(sessions_lock_);
+    sessions_.push_back(session);
+}
+
+void Client::remove_session(Session& session)
+{
+    cxxrt::MutexGuard guard(sessions_lock_);
+    sessions_.remove(session);
+}
+
+// ---- links under .../devices/ ------------------------------------------------------
+
+Result<void> Client::link_device(const char* kernel_name, const char* class_name, sysfs::KobjRef target,
+                                 bool& kernel_linked, bool& class_linked)
+{
+    CXXRT_TRY(sysfs::create_link(kernel_devices_, target, kernel_name));
+    kernel_linked = true;
+    CXXRT_TRY(sysfs::create_link(class_devices_, target, class_name));
+    class_linked = true;
+    return {};
+}
+
+void Client::unlink_device(const char* kernel_name, const char* class_name, bool& kernel_linked, bool& class_linked)
+{
+    if (kernel_linked)
+        sysfs::remove_link(kernel_devices_, kernel_name);
+    if (class_linked)
+        sysfs::remove_link(class_devices_, class_name);
+    kernel_linked = false;
+    class_linked = false;
+}
+
+}  // namespace rnbd::clt
+
+using rnbd::clt::Client;
+using rnbd::clt::g_client;
+
+extern "C" int rnbd_clt_cxx_init(void) noexcept
+{
+    int rc = cxxrt_module_init();
+    if (rc)
+        return rc;
+    Client* client = cxxrt::allocate<Client>(cxxrt::Gfp::kernel());
+    if (!client) {
+        (void)cxxrt_module_exit();
+        return -cxxrt::err::kNoMem;
+    }
+    auto ready = client->setup();
+    if (!ready) {
+        cxxrt::log::err("rnbd-client: setup failed (%d)", ready.to_errno());
+        client->teardown();
+        cxxrt::destroy(client);
+        (void)cxxrt_module_exit();
+        return ready.to_errno();
+    }
+    g_client = client;
+    cxxrt::log::info("rnbd-client: loaded, RNBD protocol %u.%u", rnbd::wire::kVersionMajor,
+                     rnbd::wire::kVersionMinor);
+    return 0;
+}
+
+extern "C" void rnbd_clt_cxx_exit(void) noexcept
+{
+    if (Client* client = cxxrt::exchange(g_client, nullptr)) {
+        client->teardown();
+        cxxrt::destroy(client);
+    }
+    (void)cxxrt_module_exit();
+    cxxrt::log::info("rnbd-client: unloaded");
+}

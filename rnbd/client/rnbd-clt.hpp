@@ -1,0 +1,343 @@
+// rnbd-client: remote block devices over our RTRS client.
+//
+// Objects (all created in process context):
+//   Client   the module singleton (rnbd-clt.cpp): the control files
+//            /sys/kernel/rnbd_client/map_device and its alias
+//            /sys/class/rnbd-client/ctl/map_device, the devices/ link
+//            directories, the registry of sessions and mapped devices, the
+//            device index bitmap and the block major.
+//   Session  one RTRS session (rnbd-clt-session.cpp), shared by every device
+//            mapped through it; refcounted (each Device holds one). Sends
+//            SESS_INFO/OPEN/CLOSE as synchronous RTRS requests and turns the
+//            transport's link events into device state changes (a work item).
+//   Device   one mapping = one /dev/rnbd<N> (rnbd-clt-dev.cpp): tag set,
+//            gendisk, /sys/block/rnbd<N>/{rnbd_client,rnbd}/ and the IO path.
+//            Refcounted: the mapping holds one reference, the gendisk one
+//            (dropped by free_disk), so a disk still open after a forced
+//            unmap never sees a freed device.
+//
+// Locks (outer to inner):
+//   Client::map_lock_      serialises map and the registry of devices; held
+//                          across a whole map (RTRS open, OPEN, add_disk),
+//                          never while removing sysfs files (see unmap)
+//   Session::lock_         the session's device list, re-open on reconnect
+//   Client::sessions_lock_ the session list (brief, lookups take try_ref)
+//   Device::lock_          state transitions and the opener count
+// The IO path takes no lock: device state and the server's device id are
+// atomics, permits come from the transport, the per-request context and
+// scatterlist live in the blk-mq PDU (no allocation per IO).
+#pragma once
+
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/list.hpp>
+#include <cxxrt/ref_counted.hpp>
+#include <cxxrt/sync.hpp>
+#include <cxxrt/sysfs.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
+#include <proto/rnbd-wire.hpp>
+#include <rtrs/rtrs-api.h>
+
+#include "kernel/block/disk.hpp"
+#include "kernel/block/hardware-queue.hpp"
+#include "kernel/block/limits.hpp"
+#include "kernel/block/queue-maps.hpp"
+#include "kernel/block/request.hpp"
+#include "kernel/block/status.hpp"
+#include "kernel/block/tag-set.hpp"
+#include "kernel/block/kapi-blk.h"
+#include "rnbd/core/rnbd-clt-options.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
+
+namespace rnbd::clt {
+
+using cxxrt::Atomic;
+using cxxrt::Error;
+using cxxrt::Gfp;
+using cxxrt::RefPtr;
+using cxxrt::u64;
+
+class Client;
+class Session;
+class Device;
+
+// Limits of this implementation.
+inline constexpr u32 kPartitionBits = 6;                  // 64 minors per disk, as upstream
+inline constexpr u32 kMinorsPerDisk = 1u << kPartitionBits;
+inline constexpr u32 kMaxDevices = 1u << (20 - kPartitionBits);  // MINORBITS = 20
+inline constexpr u32 kMessageTimeoutMs = 120000;           // SESS_INFO / OPEN / CLOSE
+inline constexpr u32 kReconnectDelaySeconds = 30;          // as upstream passes to RTRS
+inline constexpr u32 kUserHeaderSize = sizeof(wire::OpenMsg);  // the largest RNBD message
+inline constexpr u32 kIoMessageSize = sizeof(wire::IoMsg);
+inline constexpr u32 kDeviceIdMax = wire::kNameMax + 1;    // "<path with !>" + NUL
+inline constexpr u32 kLinkNameMax = 2 * wire::kNameMax + 2;  // "<id>@<session>" + NUL
+
+// Who holds an IoRequest's permit (IoRequest::owner, __atomic ops): the
+// transport until its done callback, the block timeout handler while it
+// asks the transport to abort. A done callback that comes while the handler
+// holds it leaves the completion to the handler (kAnswered), so the handler
+// never aborts a permit that already carries another request's IO.
+enum IoOwner : u8 {
+    kOwnerIdle = 0,
+    kOwnerTransport = 1,
+    kOwnerTimeout = 2,
+    kOwnerAnswered = 3,
+};
+
+// Timeouts of one request before it is aborted (fails with EIO): the first
+// fails the path carrying it (the IO fails over, or is held while no path is
+// up), the second fails the path again and the IO with it.
+inline constexpr u8 kTimeoutsBeforeAbort = 2;
+
+// The blk-mq per-request data (the tag set's Pdu; its scatterlist table follows).
+struct IoRequest {
+    Device* device;
+    block::Request rq;
+    rtrs_client_permit* permit;
+    scatterlist* sg;  // the tag set's table behind this request
+    int error;
+    u8 owner;     // IoOwner
+    u8 timeouts;  // block-layer timeouts since the request was first queued
+};
+
+enum class DeviceState : u8 {
+    kInit,       // being mapped
+    kOpen,       // opened on the server, IO flows
+    kClosed,     // the session is disconnected: IO is held or fails (Session::link_mode)
+    kUnmapping,  // unmap started: IO fails, no new openers
+};
+
+class Device : public cxxrt::RefCounted<Device>, cxxrt::Pinned {
+public:
+    Device(Client& client, RefPtr<Session> session, u32 index, const MapOptions& options);
+    ~Device();
+
+    // The whole map after the session is ready: OPEN, disk, sysfs. Process
+    // context, map lock held. On error everything it made is undone.
+    cxxrt::Result<void> map();
+    // The names of the links to the disk (kernel tree: the seed's device
+    // id, with "@<session>" when another session has the same path).
+    cxxrt::Result<void> set_link_names(bool session_suffix);
+    const char* device_id() const { return device_id_; }
+    // Undoes map(): sysfs, disk, CLOSE. Process context, no map lock held
+    // (except for the undo of a failed map, before anything was published).
+    void unmap(bool force);
+    // What a successful re-OPEN does with the size the server answers.
+    enum class TakeSize : u8 {
+        kDisk,  // becomes the disk's capacity (reconnect, remap_device; as upstream)
+        kOnly,  // only remembered as the limit for resize (resize learning the server's size)
+    };
+    // Re-OPEN on the server (reconnect, remap_device, resize). Session lock held.
+    cxxrt::Result<void> reopen(TakeSize take);
+    void set_closed();
+    // Claims the unmap (module exit); false if an unmap_device write has it.
+    bool begin_unmap();
+
+    // The IO path (kapi-blk upcalls).
+    void init_request(IoRequest& io);
+    block::Status queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io);
+    // Lays out the tag set's maps: default (and read) queues, then the polled ones.
+    void map_queues(block::QueueMaps maps);
+    // Reaps the transport's polled connection behind polled queue `queue_num`.
+    int poll(u32 queue_num);
+    static void io_done(void* context, int error);
+    void complete_rq(IoRequest& io);
+    int timeout(IoRequest& io);
+    // Re-runs the queues (held IO looks at the state again). Session lock held.
+    void kick();
+    int open_bdev(bool write);
+    void release_bdev();
+
+    // sysfs (/sys/block/rnbd<N>/rnbd_client/ and .../rnbd/).
+    cxxrt::Result<void> show_state(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> show_session(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> show_mapping_path(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> show_access_mode(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> show_io_mode(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> show_nr_poll_queues(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> store_unmap_device(cxxrt::sysfs::Input& in);
+    cxxrt::Result<void> unmap_from_sysfs(cxxrt::sysfs::Input& in, bool force);
+    cxxrt::Result<void> store_remap_device(cxxrt::sysfs::Input& in);
+    cxxrt::Result<void> store_resize(cxxrt::sysfs::Input& in);
+
+    bool same_mapping(cxxrt::StringView session, cxxrt::StringView path) const;
+    DeviceState state() const { return DeviceState(state_.load(cxxrt::MemoryOrder::kAcquire)); }
+    // Fires rnbd_clt:dev_state_change when the state changes.
+    void set_state(DeviceState state);
+    const char* disk_name() const;
+    u32 index() const { return index_; }
+    Session& session();
+
+    cxxrt::ListNode registry_node;  // Client::devices_ (map_lock_)
+    cxxrt::ListNode session_node;   // Session::devices_ (Session::lock_)
+
+private:
+    cxxrt::Result<void> create_disk(const codec::OpenRspFields& rsp);
+    cxxrt::Result<void> create_sysfs();
+    void remove_sysfs();
+    // The queue limits for the server's OPEN_RSP (records max_hw_sectors_).
+    block::Limits limits(const codec::OpenRspFields& rsp);
+    // The limits of the server's last OPEN_RSP, if not applied yet, to the
+    // live disk (queue frozen): from remap_device and resize, never from
+    // the reconnect's re-open, which IO in flight waits for.
+    cxxrt::Result<void> apply_offered_limits();
+    void finish_io(IoRequest& io);
+    block::Status hold_or_fail(block::HardwareQueue queue);
+    void kobject_released() { kobjects_gone_.complete(); }
+
+    Client& client_;
+    RefPtr<Session> session_;
+    const u32 index_;
+    char path_[wire::kNameMax + 1] = {};
+    char device_id_[kDeviceIdMax] = {};
+    char link_name_[kLinkNameMax] = {};
+    const AccessMode access_mode_;
+    const IoMode io_mode_;
+    const u32 poll_queues_;
+    u32 default_queues_ = 0;  // hardware queues before the polled ones
+
+    Atomic<u8> state_{u8(DeviceState::kInit)};
+    Atomic<u32> remote_id_{0};
+    // The session's outage epoch when the device was last opened on the
+    // server: IO flows only while it is the current one (remote_id_ is
+    // meaningless in a session the server has re-created).
+    Atomic<u32> open_epoch_{0};
+    Atomic<u64> remote_sectors_{0};
+    bool opened_on_server_ = false;
+    bool attached_ = false;  // in the session's device list
+    u32 max_hw_sectors_ = 0;
+    cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
+    u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
+    bool published_ CXXRT_GUARDED_BY(lock_) = false;  // sysfs complete: unmap allowed
+    block::Limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
+    bool limits_offered_ CXXRT_GUARDED_BY(lock_) = false;  // offered_limits_ not applied yet
+
+    // Declared in this order: the disk is put before its tag set is freed.
+    block::TagSet<IoRequest> tag_set_;
+    block::Disk disk_;
+    cxxrt::sysfs::Kobject dir_;        // rnbd_client
+    cxxrt::sysfs::Kobject alias_dir_;  // rnbd
+    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Device::kobjects_gone_">};
+    bool kernel_link_ = false;
+    bool class_link_ = false;
+};
+
+class Session : public cxxrt::RefCounted<Session>, cxxrt::Pinned {
+public:
+    explicit Session(Client& client) : client_(client) {}
+    // Opens the RTRS session and exchanges SESS_INFO. Process context.
+    static cxxrt::Result<RefPtr<Session>> open(Client& client, const MapOptions& options);
+    ~Session();
+    // Last reference (process context): leaves the registry, closes RTRS.
+    void release_last_reference();
+
+    // Synchronous RNBD control messages (process context, sleep).
+    cxxrt::Result<void> send_sess_info();
+    cxxrt::Result<codec::OpenRspFields> open_device(cxxrt::StringView path, AccessMode access, IoMode io_mode);
+    cxxrt::Result<void> close_device(u32 remote_id);
+
+    void attach(Device& device);
+    void detach(Device& device);
+
+    const char* name() const { return name_; }
+    rtrs_client_session* rtrs() const { return rtrs_; }
+    u32 queue_depth() const { return attributes_.queue_depth; }
+    u32 max_io_size() const { return attributes_.max_io_size; }
+    u32 max_segments() const { return attributes_.max_segments; }
+    u32 poll_queues() const { return attributes_.poll_queues; }
+    bool connected() const { return connected_.load(cxxrt::MemoryOrder::kRelaxed); }
+
+    // Outages: link_state_ = epoch << 2 | mode. DISCONNECTED starts a new
+    // epoch in kHolding; HOLD_EXPIRED moves it to kFailing; the end of the
+    // re-open round after RECONNECTED to kUp. A device whose open_epoch_ is
+    // not the current epoch (not re-opened yet) has its IO held in
+    // kHolding and failed otherwise.
+    enum LinkMode : u32 { kUp = 0, kHolding = 1, kFailing = 2 };
+    u32 epoch() const { return link_state_.load() >> 2; }
+    LinkMode link_mode() const { return LinkMode(link_state_.load() & 3); }
+
+    cxxrt::ListNode registry_node;  // Client::sessions_ (sessions_lock_)
+
+private:
+    friend class Client;
+    friend class Device;
+    struct Reply;
+    cxxrt::Result<void> send(rtrs_direction direction, cxxrt::ConstByteSpan message, cxxrt::ByteSpan reply);
+    static void link_event(void* context, rtrs_link_event event);
+    void handle_link_events();  // event_work_
+
+    Client& client_;
+    char name_[wire::kNameMax + 1] = {};
+    rtrs_client_session* rtrs_ = nullptr;
+    rtrs_client_attributes attributes_{};
+    cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Session::lock_">};
+    cxxrt::IntrusiveList<Device, &Device::session_node> devices_ CXXRT_GUARDED_BY(lock_);
+    Atomic<bool> connected_{true};
+    Atomic<bool> reopen_needed_{false};
+    Atomic<u32> link_state_{0};
+    // Set by release_last_reference: link events no longer queue work.
+    Atomic<bool> closing_{false};
+    cxxrt::Work event_work_{cxxrt::lock_class<"rnbd::clt::Session::event_work_">,
+                            cxxrt::Callback::to<&Session::handle_link_events>(this)};
+};
+
+// The per-device files (rnbd-clt-dev.cpp).
+const cxxrt::sysfs::GroupSpec& device_group_spec();
+
+class Client : cxxrt::Pinned {
+public:
+    Client();
+    cxxrt::Result<void> setup();
+    void teardown();
+
+    cxxrt::Result<void> show_map_device(cxxrt::sysfs::Output& out);
+    cxxrt::Result<void> store_map_device(cxxrt::sysfs::Input& in);
+
+    // Registry of sessions (used by Session).
+    RefPtr<Session> find_session(cxxrt::StringView name);
+    void add_session(Session& session);
+    void remove_session(Session& session);
+
+    // Device side (used by Device).
+    int major() const { return major_; }
+    void release_index(u32 index);
+    // Links to a device's disk under .../devices/ of both trees.
+    cxxrt::Result<void> link_device(const char* kernel_name, const char* class_name, cxxrt::sysfs::KobjRef target,
+                                    bool& kernel_linked, bool& class_linked);
+    void unlink_device(const char* kernel_name, const char* class_name, bool& kernel_linked, bool& class_linked);
+    const cxxrt::sysfs::Group& device_group() const { return device_group_; }
+    // A device's unmap: off the registry (the caller then tears it down).
+    void forget_device(Device& device);
+
+    void device_created() { live_devices_.fetch_add(1); }
+    void device_destroyed();
+
+private:
+    cxxrt::Result<void> map(const MapOptions& options);
+    cxxrt::Result<u32> allocate_index() CXXRT_REQUIRES(map_lock_);
+    bool mapped(cxxrt::StringView session, cxxrt::StringView path) CXXRT_REQUIRES(map_lock_);
+    void kobject_released() { kobjects_gone_.complete(); }
+
+    cxxrt::Mutex map_lock_{cxxrt::lock_class<"rnbd::clt::Client::map_lock_">};
+    cxxrt::IntrusiveList<Device, &Device::registry_node> devices_ CXXRT_GUARDED_BY(map_lock_);
+    u64 index_bits_[kMaxDevices / 64] = {};  // guarded by index_lock_
+    cxxrt::SpinLock index_lock_{cxxrt::lock_class<"rnbd::clt::Client::index_lock_">};
+    cxxrt::Mutex sessions_lock_{cxxrt::lock_class<"rnbd::clt::Client::sessions_lock_">};
+    cxxrt::IntrusiveList<Session, &Session::registry_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
+    Atomic<bool> exiting_{false};
+    Atomic<u32> live_devices_{0};
+    cxxrt::WaitQueue devices_gone_{cxxrt::lock_class<"rnbd::clt::Client::devices_gone_">};
+    int major_ = 0;
+
+    cxxrt::sysfs::Group control_group_;      // map_device, device flavour (ctl)
+    cxxrt::sysfs::Group kernel_group_;       // map_device, kobject flavour (/sys/kernel)
+    cxxrt::sysfs::Group device_group_;       // per-device files (kobject flavour)
+    cxxrt::sysfs::DeviceClass class_;        // /sys/class/rnbd-client
+    cxxrt::sysfs::Device control_;           // .../ctl
+    cxxrt::sysfs::Kobject class_devices_;    // .../ctl/devices
+    cxxrt::sysfs::Kobject top_;              // /sys/kernel/rnbd_client
+    cxxrt::sysfs::Kobject kernel_devices_;   // /sys/kernel/rnbd_client/devices
+    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Client::kobjects_gone_">};
+};
+
+}  // namespace rnbd::clt

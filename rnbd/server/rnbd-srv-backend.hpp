@@ -1,0 +1,170 @@
+// rnbd-server: how a mapping reaches its data, chosen once when the mapping
+// opens the exported object (as nvmet splits io-cmd-bdev.c and
+// io-cmd-file.c):
+//   BlockBackend (rnbd-srv-io-bdev.cpp)  a block device, one bio per IO;
+//   FileBackend  (rnbd-srv-io-file.cpp)  a file (or a device node) through
+//                                        the VFS, served synchronously.
+// Both sit on the typed kernel objects of kernel/block/ and answer an IoWork
+// exactly once (IoWork::finish). The control plane (what OPEN_RSP announces,
+// teardown) is virtual; the IO path (submit, sectors) is not
+// (Documentation/cxx-subset.md: no virtual call per IO): Backend dispatches
+// on the kind fixed at open to the final classes, direct calls.
+#pragma once
+
+#include <cxxrt/result.hpp>
+#include <cxxrt/work.hpp>
+#include <proto/rnbd-wire.hpp>
+#include <rtrs/rtrs-api.h>
+#include "kernel/block/blkdev.hpp"
+#include "kernel/block/file.hpp"
+#include "kernel/block/path.hpp"
+#include "rnbd/core/rnbd-codec.hpp"
+
+namespace rnbd::srv {
+
+using cxxrt::Pinned;
+using cxxrt::Result;
+using cxxrt::u32;
+using cxxrt::u64;
+using cxxrt::u8;
+
+class SessDev;
+
+// One validated IO on its way to the backing object (rnbd-srv-io.cpp).
+class IoWork : Pinned {
+public:
+    IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields);
+
+    // Runs it on the IO workqueue (process context). Any context.
+    void queue();
+    const codec::IoFields& fields() const { return fields_; }
+    // The RTRS chunk: the data to write, or where read data goes.
+    void* data() const { return data_; }
+    // Answers the request (0 or -errno), frees this and lets the mapping
+    // go. Any context.
+    void finish(int error);
+
+private:
+    void run();
+
+    cxxrt::Work work_;
+    SessDev& dev_;
+    rtrs_server_io* io_;
+    void* data_;
+    codec::IoFields fields_;
+};
+
+class Backend : Pinned {
+public:
+    enum class Kind : u8 { kBlockDevice, kFile };
+
+    Kind kind() const { return kind_; }
+
+    // IO path: serves `work` and finishes it (possibly before returning).
+    // Process context (the IO workqueue).
+    void submit(IoWork& work);
+    // The current size in sectors (a device or file may be resized). Any context.
+    u64 sectors() const;
+    // The logical block size announced in OPEN_RSP, which IO must be aligned to.
+    u32 logical_block_size() const { return logical_block_size_; }
+    // The WRITE_ZEROES limit announced in OPEN_RSP (0: not offered).
+    u32 max_write_zeroes_sectors() const { return max_write_zeroes_sectors_; }
+    // Identity of the object, equal for every open of it (blockio or fileio).
+    u32 key_dev() const { return key_dev_; }
+    u64 key_ino() const { return key_ino_; }
+
+    // Control plane (process context).
+    // Closes the object and frees this backend.
+    virtual void release() = 0;
+    // The OPEN_RSP limits of this object.
+    virtual void fill_open_rsp(codec::OpenRspFields& rsp) const = 0;
+    // How IO is served, for the log ("blockio", "fileio (direct writes)", ...).
+    virtual const char* io_mode_name() const = 0;
+    // The block device opened as such (devices/<name>/block_dev links to
+    // it and its kernel name names the export); null for VFS objects.
+    virtual const block::BlockDevice* block_device() const { return nullptr; }
+
+protected:
+    explicit Backend(Kind kind) : kind_(kind) {}
+    ~Backend() = default;
+
+    u32 logical_block_size_ = wire::kSectorSize;
+    u32 max_write_zeroes_sectors_ = 0;
+    u32 key_dev_ = 0;
+    u64 key_ino_ = 0;
+
+private:
+    Kind kind_;
+};
+
+class BlockBackend final : public Backend {
+    struct Private {};
+
+public:
+    // Opens block device `device_number` (read-write when `writable`, not
+    // exclusive, as Linux's server). A read-write open of a read-only
+    // device is refused with -EACCES and `refusal` saying why.
+    static Result<BlockBackend*> open(u32 device_number, bool writable, const char*& refusal);
+
+    explicit BlockBackend(Private) : Backend(Kind::kBlockDevice) {}
+    ~BlockBackend() = default;
+
+    void release() override;
+    void fill_open_rsp(codec::OpenRspFields& rsp) const override;
+    const char* io_mode_name() const override { return "blockio"; }
+    const block::BlockDevice* block_device() const override { return &device_; }
+
+    void submit(IoWork& work);
+    u64 sectors() const { return device_.sectors(); }
+
+private:
+    block::BlockDevice device_;
+};
+
+class FileBackend final : public Backend {
+    struct Private {};
+
+public:
+    // Opens what `path` found, after checking permission for reading (and
+    // writing when `writable`). `block_node`: the path is a device node
+    // (served through the VFS: no hole punching).
+    static Result<FileBackend*> open(const block::Path& path, bool writable, bool block_node);
+
+    explicit FileBackend(Private) : Backend(Kind::kFile) {}
+    ~FileBackend() = default;
+
+    void release() override;
+    void fill_open_rsp(codec::OpenRspFields& rsp) const override;
+    const char* io_mode_name() const override
+    {
+        return can_direct_ ? "fileio (direct writes)" : "fileio (buffered writes)";
+    }
+
+    void submit(IoWork& work) { work.finish(serve(work.fields(), work.data())); }
+    u64 sectors() const { return file_.size() >> wire::kSectorShift; }
+
+private:
+    // The IO, synchronously: 0 or -errno.
+    int serve(const codec::IoFields& fields, void* data);
+
+    block::File file_;
+    bool block_node_ = false;
+    bool can_direct_ = false;
+};
+
+inline void Backend::submit(IoWork& work)
+{
+    if (kind_ == Kind::kBlockDevice)
+        static_cast<BlockBackend*>(this)->submit(work);
+    else
+        static_cast<FileBackend*>(this)->submit(work);
+}
+
+inline u64 Backend::sectors() const
+{
+    if (kind_ == Kind::kBlockDevice)
+        return static_cast<const BlockBackend*>(this)->sectors();
+    return static_cast<const FileBackend*>(this)->sectors();
+}
+
+}  // namespace rnbd::srv

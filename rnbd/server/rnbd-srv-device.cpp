@@ -1,0 +1,250 @@
+// rnbd-server: the backing object of a mapping and the export policy
+// applied to it (the backends themselves: rnbd-srv-io-bdev.cpp and
+// rnbd-srv-io-file.cpp), the file_export_dir parameter, the exported Device
+// with its sysfs directory, and a mapping's sysfs files.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include <cxxrt/parse.hpp>
+#include "kernel/block/path.hpp"
+#include "rnbd/server/rnbd-srv-upcalls.h"
+#include "rnbd/core/rnbd-srv-policy.hpp"
+#include "rnbd/server/rnbd-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::srv {
+
+using namespace cxxrt;
+
+// ---- PathBuffer ----
+
+PathBuffer::PathBuffer() : data_(allocate_array<char>(Gfp::kernel(), policy::kPathMax)) {}
+PathBuffer::~PathBuffer() { free_array(data_); }
+Span<char> PathBuffer::span() { return Span<char>(data_, policy::kPathMax); }
+
+namespace {
+
+policy::ObjectKind kind_of(const block::Path& path) { return policy::object_kind(path.mode()); }
+
+// Whether the object at `object` lies inside the directory named by
+// `file_export_dir` (looked up now: the parameter may have changed, or the
+// directory may be gone, since it was set).
+bool inside_file_export_dir(const block::Path& object, const char* file_export_dir)
+{
+    block::Path dir;
+    if (dir.lookup(file_export_dir).is_error() || kind_of(dir) != policy::ObjectKind::kDirectory)
+        return false;
+    return object.is_under(dir);
+}
+
+}  // namespace
+
+// ---- Backing ----
+
+Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
+{
+    refusal_ = "";
+    block::Path object;
+    auto found = object.lookup(path);
+    if (found.is_error()) {
+        refusal_ = "lookup failed";
+        return found.error();
+    }
+    policy::ExportFacts facts;
+    facts.kind = kind_of(object);
+    facts.nodev_mount = object.nodev();
+    facts.file_export_enabled = file_export_dir[0] != '\0';
+    if (facts.kind == policy::ObjectKind::kRegularFile && facts.file_export_enabled)
+        facts.inside_file_export_dir = inside_file_export_dir(object, file_export_dir);
+    const policy::ExportDecision decision = policy::decide_export(facts, mode);
+    if (decision.error) {
+        refusal_ = decision.reason;
+        return Error::from_errno(decision.error);
+    }
+    if (decision.open_as == policy::OpenAs::kBlockDevice) {
+        backend_ = CXXRT_TRY(BlockBackend::open(object.rdev(), writable, refusal_));
+    } else {
+        const bool block_node = facts.kind == policy::ObjectKind::kBlockDevice;
+        backend_ = CXXRT_TRY(FileBackend::open(object, writable, block_node));
+    }
+    writable_ = writable;
+    return {};
+}
+
+void Backing::close()
+{
+    if (Backend* backend = exchange(backend_, nullptr))
+        backend->release();
+}
+
+// ---- Device ----
+
+Device::Device(u32 key_dev, u64 key_ino)
+    : key_dev_(key_dev), key_ino_(key_ino), kobj_(Callback::to<&Device::kobj_released>(this)),
+      sessions_(Callback::to<&Device::sessions_released>(this))
+{
+}
+
+Result<void> Device::add_sysfs(sysfs::KobjRef parent, const Backing& backing)
+{
+    CXXRT_TRY(kobj_.add(this, parent, name_));
+    CXXRT_TRY(sessions_.add(this, kobj_, "sessions"));
+    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
+        CXXRT_TRY(sysfs::create_link(kobj_, bdev->kobject(), "block_dev"));
+        linked_ = true;
+    }
+    return {};
+}
+
+void Device::remove_sysfs()
+{
+    if (linked_)
+        sysfs::remove_link(kobj_, "block_dev");
+    linked_ = false;
+    sysfs::Kobject* dirs[] = {&sessions_, &kobj_};
+    Completion* gone[] = {&sessions_gone_, &kobj_gone_};
+    for (int i = 0; i < 2; ++i) {
+        if (!dirs[i]->is_added())
+            continue;
+        dirs[i]->del();
+        dirs[i]->put();
+        gone[i]->wait();
+    }
+}
+
+void Device::set_name(const Backing& backing, const char* mapping_path)
+{
+    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
+        bdev->name(Span<char>(name_, sizeof(name_)));
+        return;
+    }
+    size_t n = 0;
+    for (; mapping_path[n] != '\0' && n + 1 < sizeof(name_); ++n)
+        name_[n] = mapping_path[n] == '/' ? '!' : mapping_path[n];
+    name_[n] = '\0';
+}
+
+// ---- SessDev ----
+
+SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path)
+    : session_(session), id_(id), access_mode_(mode), kobj_(Callback::to<&SessDev::kobj_released>(this))
+{
+    const size_t n = min(mapping_path.length(), sizeof(mapping_path_) - 1);
+    copy_bytes(mapping_path_, mapping_path.data(), n);
+    mapping_path_[n] = '\0';
+}
+
+SessDev::~SessDev()
+{
+    CXXRT_ASSERT(!module_ref_);
+}
+
+void SessDev::put()
+{
+    if (refs_.fetch_sub(1, MemoryOrder::kAcqRel) == 1)
+        drained_->complete();
+}
+
+void SessDev::drain()
+{
+    Completion drained{lock_class<"rnbd::srv::SessDev::drain::drained">};
+    drained_ = &drained;
+    put();
+    drained.wait();
+    drained_ = nullptr;
+}
+
+Result<void> SessDev::show_read_only(sysfs::Output& out)
+{
+    out.print("%d\n", read_only() ? 1 : 0);
+    return {};
+}
+
+Result<void> SessDev::show_access_mode(sysfs::Output& out)
+{
+    out.print("%s\n", access_mode_name(access_mode_));
+    return {};
+}
+
+Result<void> SessDev::show_mapping_path(sysfs::Output& out)
+{
+    out.print("%s\n", mapping_path_);
+    return {};
+}
+
+Result<void> SessDev::store_force_close(sysfs::Input& in)
+{
+    if (!(in.line() == StringView("1"))) {
+        log::err_ratelimited("%s@%s: force_close: only '1' is accepted", mapping_path_, session_.name());
+        return Error(err::kInval);
+    }
+    return session_.force_close(*this, in);
+}
+
+namespace {
+
+constexpr sysfs::Attribute<SessDev> kSessDevAttributes[] = {
+    {"read_only", 0444, &SessDev::show_read_only, nullptr},
+    {"access_mode", 0444, &SessDev::show_access_mode, nullptr},
+    {"mapping_path", 0444, &SessDev::show_mapping_path, nullptr},
+    {"force_close", 0644, nullptr, &SessDev::store_force_close, "Usage: echo 1 > force_close\n"},
+};
+constexpr sysfs::GroupSpec kSessDevGroup = sysfs::group(kSessDevAttributes);
+
+}  // namespace
+
+const sysfs::GroupSpec& sess_dev_group_spec() { return kSessDevGroup; }
+
+Result<void> copy_file_export_dir(Span<char> out)
+{
+    rnbd_srv_params_lock();
+    TextBuffer text(out);
+    text.append(StringView(rnbd_srv_file_export_dir()));
+    rnbd_srv_params_unlock();
+    return text.truncated() ? Result<void>(Error(err::kNameTooLong)) : Result<void>();
+}
+
+}  // namespace rnbd::srv
+
+extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage, unsigned int size) noexcept
+{
+    using namespace rnbd::srv;
+    auto checked = policy::check_file_export_dir(StringView(value));
+    if (checked.is_error())
+        return checked.to_errno();
+    const size_t length = checked.value();
+    if (length + 1 > size)
+        return -err::kNameTooLong;
+    if (length == 0) {
+        storage[0] = '\0';
+        return 0;
+    }
+    PathBuffer candidate;
+    if (!candidate.data())
+        return -err::kNoMem;
+    copy_bytes(candidate.data(), value, length);
+    candidate.data()[length] = '\0';
+    rnbd::block::Path dir;
+    auto found = dir.lookup(candidate.data());
+    if (found.is_error())
+        return found.to_errno();
+    if (kind_of(dir) != policy::ObjectKind::kDirectory)
+        return -policy::kErrNotDir;
+    copy_bytes(storage, candidate.data(), length + 1);
+    return 0;
+}
+
+extern "C" int rnbd_srv_cxx_set_dev_search_path(const char* value, char* storage, unsigned int size) noexcept
+{
+    using namespace rnbd::srv;
+    auto checked = policy::check_dev_search_path(StringView(value));
+    if (checked.is_error()) {
+        log::err("dev_search_path refused: not an absolute path below PATH_MAX bytes");
+        return checked.to_errno();
+    }
+    const size_t length = checked.value();
+    if (length + 1 > size)
+        return -err::kInval;
+    copy_bytes(storage, value, length);
+    storage[length] = '\0';
+    return 0;
+}

@@ -1,0 +1,223 @@
+// rnbd-server: the RTRS IO callback and the work it defers.
+//
+// RTRS calls on_rtrs_io() in softirq for every message of a session.
+// SESS_INFO is answered at once; OPEN and CLOSE become a ControlOp on the
+// control workqueue; an IO is validated here (message, device id, range,
+// alignment, direction, priority, read-only mapping: policy::check_io) and
+// then becomes an IoWork on the IO workqueue, which hands it to the
+// mapping's backend (rnbd-srv-backend.hpp: a bio, or the VFS). Every path
+// answers the RTRS request exactly once.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include "kernel/trace/kapi-rnbd-trace.h"
+#include "rnbd/server/rnbd-srv-upcalls.h"
+#include "rnbd/core/rnbd-srv-policy.hpp"
+#include "rnbd/server/rnbd-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::srv {
+
+using namespace cxxrt;
+
+namespace {
+
+using wire::IoOp;
+using wire::MsgType;
+
+// OPEN or CLOSE, carried to process context with a copy of the message.
+class ControlOp : Pinned {
+public:
+    ControlOp(Session& session, rtrs_server_io* io, MsgType type, void* data, u32 data_length,
+              ConstByteSpan header)
+        : work_(lock_class<"rnbd::srv::ControlOp::work_">, Callback::to<&ControlOp::run>(this)),
+          session_(session), io_(io), type_(type), data_(data), data_length_(data_length),
+          header_length_(u32(min<size_t>(header.size(), sizeof(header_))))
+    {
+        copy_bytes(header_, header.data(), header_length_);
+    }
+
+    void queue() { work_.queue_on(server().control_wq()); }
+
+private:
+    void run()
+    {
+        rtrs_server_io* io = io_;
+        const int error = process();
+        destroy(this);
+        rtrs_server_respond(io, error);
+    }
+
+    int process()
+    {
+        const ConstByteSpan header(header_, header_length_);
+        if (type_ == MsgType::kClose) {
+            auto id = codec::decode_close(header);
+            if (id.is_ok()) {
+                kapi_trace_process_msg_close(session_.name(), id.value());
+                session_.close(id.value());
+            }
+            return id.to_errno();
+        }
+        auto open = codec::decode_open(header);
+        if (open.is_error()) {
+            log::err_ratelimited("session %s: invalid OPEN message (bad access mode, name or '..'): %d",
+                                 session_.name(), open.to_errno());
+            return open.to_errno();
+        }
+        kapi_trace_process_msg_open(session_.name(), open.value().dev_name.data(), u8(open.value().access_mode));
+        codec::OpenRspFields rsp;
+        auto opened = session_.open(open.value(), rsp);
+        if (opened.is_error())
+            return opened.to_errno();
+        auto built = codec::build_open_rsp(ByteSpan(static_cast<u8*>(data_), data_length_), rsp);
+        return built.to_errno();
+    }
+
+    Work work_;
+    Session& session_;
+    rtrs_server_io* io_;
+    MsgType type_;
+    void* data_;
+    u32 data_length_;
+    u32 header_length_;
+    alignas(8) u8 header_[sizeof(wire::OpenMsg)];
+};
+
+}  // namespace
+
+// ---- IoWork ----
+
+IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
+    : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
+      data_(data), fields_(fields)
+{
+}
+
+void IoWork::queue() { work_.queue_on(server().io_wq()); }
+
+void IoWork::finish(int error)
+{
+    rtrs_server_io* io = io_;
+    SessDev& dev = dev_;
+    destroy(this);
+    rtrs_server_respond(io, error);
+    dev.put();
+}
+
+void IoWork::run() { dev_.backing().backend().submit(*this); }
+
+namespace {
+
+// The events print our wire values with Linux's names (kernel/trace/kapi-rnbd-trace.h).
+static_assert(u32(IoOp::kRead) == RNBD_TRACE_OP_READ && u32(IoOp::kWrite) == RNBD_TRACE_OP_WRITE &&
+              u32(IoOp::kFlush) == RNBD_TRACE_OP_FLUSH && u32(IoOp::kDiscard) == RNBD_TRACE_OP_DISCARD &&
+              u32(IoOp::kSecureErase) == RNBD_TRACE_OP_SECURE_ERASE && u32(wire::kIoFlagSync) == u32(RNBD_TRACE_F_SYNC) &&
+              u32(wire::kIoFlagFua) == u32(RNBD_TRACE_F_FUA));
+static_assert(u8(wire::AccessMode::kReadOnly) == RNBD_TRACE_ACCESS_RO &&
+              u8(wire::AccessMode::kReadWrite) == RNBD_TRACE_ACCESS_RW &&
+              u8(wire::AccessMode::kMigration) == RNBD_TRACE_ACCESS_MIGRATION);
+
+// The rnbd_srv event process_rdma (Linux fires it for every IO message);
+// out of line and cold: the IO path only tests the event's on-word.
+[[gnu::cold, gnu::noinline]] void trace_io(Session& session, rtrs_direction direction, const codec::IoFields& f,
+                                           u32 data_length, size_t header_length)
+{
+    kapi_trace_process_rdma(session.name(), direction == RTRS_READ ? RNBD_TRACE_DIR_READ : RNBD_TRACE_DIR_WRITE,
+                            session.version(), f.device_id, f.sector, wire::make_rw(f.op, f.flags), f.bi_size, f.prio,
+                            data_length, header_length);
+}
+
+int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
+              ConstByteSpan header)
+{
+    codec::IoLimits limits;
+    limits.data_len = data_length;
+    limits.max_io_size = NumericLimits<u32>::max;
+    limits.device_sectors = 0;  // checked below, where the device is known (it may have 0 sectors)
+    limits.session_ver = session.version();
+    auto decoded = codec::decode_io(header, limits);
+    if (decoded.is_error()) {
+        log::err_ratelimited("session %s: invalid IO message: %d", session.name(), decoded.to_errno());
+        return decoded.to_errno();
+    }
+    codec::IoFields f = decoded.value();
+    if (kapi_trace_process_rdma_enabled()) [[unlikely]]
+        trace_io(session, direction, f, data_length, header.size());
+    SessDev* dev = session.get_dev(f.device_id);
+    if (!dev) {
+        log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
+        return -err::kNotConn;
+    }
+    policy::IoTarget target;
+    target.sectors = dev->backing().sectors();
+    target.logical_block_size = dev->backing().logical_block_size();
+    target.read_only = dev->read_only();
+    target.max_write_zeroes_sectors = dev->backing().max_write_zeroes_sectors();
+    const int error = policy::check_io(f, direction == RTRS_READ, target);
+    if (error) {
+        log::err_ratelimited("session %s: IO (op %u, sector %llu, %u bytes, prio %#x) refused on device id %u: %d",
+                             session.name(), u32(f.op), (unsigned long long)f.sector, f.bi_size, unsigned(f.prio),
+                             f.device_id, error);
+        dev->put();
+        return error;
+    }
+    f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
+    IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, f);
+    if (!work) {
+        dev->put();
+        return -err::kNoMem;
+    }
+    work->queue();
+    return 0;
+}
+
+}  // namespace
+
+int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction direction, void* data,
+               unsigned int data_length, const void* header_bytes, unsigned int header_length)
+{
+    Session* session = static_cast<Session*>(session_context);
+    if (!session)
+        return -err::kNotConn;
+    const ConstByteSpan header(static_cast<const u8*>(header_bytes), header_length);
+    auto type = codec::decode_type(header);
+    if (type.is_error()) {
+        log::err_ratelimited("session %s: unknown message", session->name());
+        return -err::kInval;
+    }
+    switch (type.value()) {
+    case MsgType::kIo:
+        return handle_io(*session, io, direction, data, data_length, header);
+    case MsgType::kSessInfo: {
+        auto info = codec::decode_sess_info(header);
+        if (info.is_error())
+            return info.to_errno();
+        if (direction != RTRS_READ)
+            return -err::kInval;
+        session->set_version(info.value().negotiated);
+        kapi_trace_process_msg_sess_info(session->name(), info.value().negotiated, info.value().ver,
+                                         wire::kVersionMajor);
+        auto built = codec::build_sess_info_rsp(ByteSpan(static_cast<u8*>(data), data_length),
+                                                info.value().negotiated);
+        if (built.is_error())
+            return built.to_errno();
+        rtrs_server_respond(io, 0);
+        return 0;
+    }
+    case MsgType::kOpen:
+    case MsgType::kClose: {
+        if (type.value() == MsgType::kOpen && (direction != RTRS_READ || data_length < sizeof(wire::OpenRspMsg)))
+            return -err::kInval;
+        ControlOp* op = allocate<ControlOp>(Gfp::atomic(), *session, io, type.value(), data, data_length, header);
+        if (!op)
+            return -err::kNoMem;
+        op->queue();
+        return 0;
+    }
+    default:
+        log::err_ratelimited("session %s: unexpected message type %u", session->name(), unsigned(type.value()));
+        return -err::kInval;
+    }
+}
+
+}  // namespace rnbd::srv

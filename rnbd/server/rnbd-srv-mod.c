@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rnbd-server: module entry points and parameters. All logic is C++
+ * (rnbd-srv*.cpp); the block layer and VFS are reached through kapi-*.c.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/limits.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include "rnbd-srv-upcalls.h"
+
+static ushort port_nr = 1234;
+module_param(port_nr, ushort, 0444);
+MODULE_PARM_DESC(port_nr, "Port the RTRS server listens on (default 1234, 1..65535)");
+
+/* The dev_search_path parameter's value; fixed after load (mode 0444). */
+static char search_path[PATH_MAX] = "/";
+
+static int search_path_param_set(const char *value, const struct kernel_param *kp)
+{
+	return rnbd_srv_cxx_set_dev_search_path(value, search_path, sizeof(search_path));
+}
+
+static int search_path_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n", search_path);
+}
+
+static const struct kernel_param_ops search_path_param_ops = {
+	.set = search_path_param_set,
+	.get = search_path_param_get,
+};
+
+module_param_cb(dev_search_path, &search_path_param_ops, NULL, 0444);
+MODULE_PARM_DESC(dev_search_path,
+		 "Directory prepended to the device path a client maps; %SESSNAME% in it stands for the session name (default /; an absolute path below PATH_MAX bytes)");
+
+const char *rnbd_srv_dev_search_path(void)
+{
+	return search_path;
+}
+
+/* The file_export_dir parameter's value: empty (file export off) or a directory. */
+static char file_export_dir[PATH_MAX];
+
+static int file_export_dir_param_set(const char *value, const struct kernel_param *kp)
+{
+	return rnbd_srv_cxx_set_file_export_dir(value, file_export_dir, sizeof(file_export_dir));
+}
+
+static int file_export_dir_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n", file_export_dir);
+}
+
+static const struct kernel_param_ops file_export_dir_param_ops = {
+	.set = file_export_dir_param_set,
+	.get = file_export_dir_param_get,
+};
+
+module_param_cb(file_export_dir, &file_export_dir_param_ops, NULL, 0644);
+MODULE_PARM_DESC(file_export_dir,
+		 "Directory whose regular files (disk images) may be exported; empty (default): block devices only. "
+		 "An absolute path to an existing directory; a file is served only if its resolved path stays inside it");
+
+const char *rnbd_srv_file_export_dir(void)
+{
+	return file_export_dir;
+}
+
+void rnbd_srv_params_lock(void)
+{
+	kernel_param_lock(THIS_MODULE);
+}
+
+void rnbd_srv_params_unlock(void)
+{
+	kernel_param_unlock(THIS_MODULE);
+}
+
+static bool allow_realtime_ioprio;
+module_param(allow_realtime_ioprio, bool, 0644);
+MODULE_PARM_DESC(allow_realtime_ioprio,
+		 "Submit a client's real-time (class 1) IO priority as it is; when off (default) it is lowered to best-effort at the same level");
+
+int rnbd_srv_allow_realtime_ioprio(void)
+{
+	return READ_ONCE(allow_realtime_ioprio);
+}
+
+void rnbd_srv_module_get(void)
+{
+	__module_get(THIS_MODULE);
+}
+
+void rnbd_srv_module_put(void)
+{
+	module_put(THIS_MODULE);
+}
+
+static int __init rnbd_srv_module_init(void)
+{
+	return rnbd_srv_cxx_init(port_nr);
+}
+
+static void __exit rnbd_srv_module_exit(void)
+{
+	rnbd_srv_cxx_exit();
+}
+
+module_init(rnbd_srv_module_init);
+module_exit(rnbd_srv_module_exit);
+
+MODULE_DESCRIPTION("RNBD server: exports block devices (and, if enabled, image files) over RTRS (C++)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

@@ -1,0 +1,222 @@
+// rnbd-server: one RTRS session's mappings. OPEN, CLOSE, force_close and
+// the session's end run in process context, one at a time (mutex_); the IO
+// path looks mappings up under a spinlock (lock_) and holds a reference on
+// the mapping for the duration of the IO.
+#include <cxxrt/log.hpp>
+#include <cxxrt/new.hpp>
+#include <cxxrt/text.hpp>
+#include "rnbd/server/rnbd-srv-upcalls.h"
+#include "rnbd/core/rnbd-srv-policy.hpp"
+#include "rnbd/server/rnbd-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rnbd::srv {
+
+using namespace cxxrt;
+
+Session::Session(rtrs_server_session* rtrs) : rtrs_(rtrs)
+{
+    if (rtrs_server_session_name(rtrs, name_, sizeof(name_)) < 0)
+        name_[0] = '\0';
+    name_[sizeof(name_) - 1] = '\0';
+}
+
+Session::~Session()
+{
+    CXXRT_ASSERT(devs_.is_empty());
+}
+
+SessDev* Session::get_dev(u32 id)
+{
+    BhSpinGuard guard(lock_);
+    for (SessDev& dev : devs_) {
+        if (dev.id_ != id)
+            continue;
+        if (dev.state_ != SessDev::State::kOpen)
+            return nullptr;
+        dev.get();
+        return &dev;
+    }
+    return nullptr;
+}
+
+SessDev* Session::find_open_by_path(StringView path)
+{
+    for (SessDev& dev : devs_)
+        if (dev.state_ == SessDev::State::kOpen && StringView(dev.mapping_path_) == path)
+            return &dev;
+    return nullptr;
+}
+
+u32 Session::free_id()
+{
+    for (u32 id = 0;; ++id) {
+        bool used = false;
+        for (SessDev& dev : devs_)
+            used = used || dev.id_ == id;
+        if (!used)
+            return id;
+    }
+}
+
+Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp)
+{
+    MutexGuard guard(mutex_);
+    SessDev* dev = find_open_by_path(msg.dev_name);
+    if (!dev) {
+        PathBuffer path;
+        if (!path.data())
+            return Error(err::kNoMem);
+        auto built = policy::build_full_path(path.span(), rnbd_srv_dev_search_path(), name_, msg.dev_name);
+        if (built.is_error()) {
+            log::err_ratelimited("session %s: device path refused (contains '..' or too long)", name_);
+            return built.error();
+        }
+        PathBuffer file_export_dir;
+        if (!file_export_dir.data())
+            return Error(err::kNoMem);
+        CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
+        const char* refusal = "";
+        auto created = create_dev(msg, path.data(), file_export_dir.data(), refusal);
+        if (created.is_error()) {
+            log::err_ratelimited("session %s: cannot open '%s' (%s): %s%s%d", name_, path.data(),
+                                 access_mode_name(msg.access_mode), refusal, refusal[0] ? ": " : "",
+                                 created.to_errno());
+            return created.error();
+        }
+        dev = created.value();
+        log::info("session %s: opened '%s' as %s, %s, %s, device id %u, %llu sectors", name_, path.data(),
+                  dev->device()->name(), access_mode_name(dev->access_mode()),
+                  dev->backing().io_mode_name(), dev->id(), (unsigned long long)dev->sectors());
+    }
+    rsp = codec::OpenRspFields{};
+    dev->backing().fill_open_rsp(rsp);
+    rsp.device_id = dev->id();
+    return {};
+}
+
+Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+                                     const char*& refusal)
+{
+    SessDev* dev = allocate<SessDev>(Gfp::kernel(), *this, free_id(), msg.access_mode, msg.dev_name);
+    if (!dev)
+        return Error(err::kNoMem);
+    const bool writable = msg.access_mode != wire::AccessMode::kReadOnly;
+    auto opened = dev->backing_.open(path, writable, msg.io_mode, file_export_dir);
+    if (opened.is_error()) {
+        refusal = dev->backing_.refusal();
+        destroy(dev);
+        return opened.error();
+    }
+    dev->sectors_ = dev->backing_.sectors();
+    auto attached = server().attach(*dev);
+    if (attached.is_error()) {
+        destroy(dev);
+        return attached.error();
+    }
+    auto added = dev->kobj_.add(dev, dev->device_->sessions_dir(), name_);
+    if (added.is_ok()) {
+        added = dev->kobj_.add_group(server().sess_dev_group());
+        if (added.is_error()) {
+            dev->kobj_.del();
+            dev->kobj_.put();
+            dev->kobj_gone_.wait();
+        }
+    }
+    if (added.is_error()) {
+        server().detach(*dev);
+        destroy(dev);
+        return added.error();
+    }
+    rnbd_srv_module_get();
+    dev->module_ref_ = true;
+    BhSpinGuard guard(lock_);
+    devs_.push_back(*dev);
+    return dev;
+}
+
+void Session::close_dev(SessDev& dev, bool keep_id)
+{
+    {
+        BhSpinGuard guard(lock_);
+        if (dev.state_ != SessDev::State::kOpen)
+            return;
+        dev.state_ = SessDev::State::kClosing;
+    }
+    dev.drain();  // no IO of this mapping is left in flight
+    if (dev.kobj_.is_added()) {
+        dev.kobj_.del();
+        dev.kobj_.put();
+        dev.kobj_gone_.wait();
+    }
+    server().detach(dev);
+    dev.backing_.close();
+    log::info("session %s: closed device id %u (%s)%s", name_, dev.id_, dev.mapping_path_,
+              keep_id ? ", id kept until the client closes it" : "");
+    if (exchange(dev.module_ref_, false))
+        rnbd_srv_module_put();
+    if (keep_id) {
+        BhSpinGuard guard(lock_);
+        dev.state_ = SessDev::State::kClosed;
+        return;
+    }
+    {
+        BhSpinGuard guard(lock_);
+        SessDev::SessionList::remove(dev);
+    }
+    destroy(&dev);
+}
+
+void Session::close(u32 id)
+{
+    MutexGuard guard(mutex_);
+    for (SessDev& dev : devs_) {
+        if (dev.id_ != id)
+            continue;
+        if (dev.state_ == SessDev::State::kOpen) {
+            close_dev(dev, false);
+        } else {
+            {
+                BhSpinGuard spin(lock_);
+                SessDev::SessionList::remove(dev);
+            }
+            destroy(&dev);
+        }
+        return;
+    }
+}
+
+Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
+{
+    // A CLOSE or the session's end may be tearing this very directory down
+    // while holding the mutex (and waiting for this file): never block here.
+    if (!mutex_.try_lock())
+        return Error(err::kBusy);
+    Result<void> result;
+    if (dev.state_ != SessDev::State::kOpen || !in.remove_self()) {
+        result = Error(err::kNoEnt);
+    } else {
+        log::info("session %s: force_close of device id %u (%s)", name_, dev.id_, dev.mapping_path_);
+        close_dev(dev, true);
+    }
+    mutex_.unlock();
+    return result;
+}
+
+void Session::close_all()
+{
+    MutexGuard guard(mutex_);
+    while (SessDev* dev = devs_.first()) {
+        if (dev->state_ == SessDev::State::kOpen) {
+            close_dev(*dev, false);
+            continue;
+        }
+        {
+            BhSpinGuard spin(lock_);
+            SessDev::SessionList::remove(*dev);
+        }
+        destroy(dev);
+    }
+}
+
+}  // namespace rnbd::srv

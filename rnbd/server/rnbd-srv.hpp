@@ -1,0 +1,288 @@
+// rnbd-server internals.
+//
+// Objects and who owns whom:
+//   Server   (one, module lifetime): the RTRS server context, the sysfs roots
+//            /sys/class/rnbd-server/ctl/devices (real directories) and
+//            /sys/kernel/rnbd_server/devices (a symlink to the former), the
+//            registry of exported Devices, and the workqueues.
+//   Session  (one per RTRS session, created on CONNECTED, destroyed on
+//            DISCONNECTED): the client's mappings (SessDev), by device id.
+//   Device   (one per exported object, shared by every session mapping it):
+//            the writer count that enforces the access rules and the sysfs
+//            directory devices/<name>/{block_dev, sessions/}.
+//   SessDev  (one per mapping): its own open of the backing object (a block
+//            device or a file) with the mode its access mode asks for, and
+//            sessions/<sessname>/{read_only, access_mode, mapping_path,
+//            force_close}. Each holds a module reference.
+//
+// Contexts: RTRS IO callbacks run in softirq. SESS_INFO is answered there;
+// OPEN and CLOSE are deferred to a workqueue (they sleep), and so is every
+// IO (submit_bio may sleep for a request tag; fileio always sleeps).
+#pragma once
+
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/list.hpp>
+#include <cxxrt/result.hpp>
+#include <cxxrt/span.hpp>
+#include <cxxrt/sync.hpp>
+#include <cxxrt/sysfs.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
+#include <proto/rnbd-wire.hpp>
+#include <rtrs/rtrs-api.h>
+#include "rnbd/core/rnbd-codec.hpp"
+#include "rnbd/server/rnbd-srv-backend.hpp"
+
+namespace rnbd::srv {
+
+using cxxrt::Atomic;
+using cxxrt::Completion;
+using cxxrt::Error;
+using cxxrt::IntrusiveList;
+using cxxrt::ListNode;
+using cxxrt::Mutex;
+using cxxrt::Pinned;
+using cxxrt::Result;
+using cxxrt::SpinLock;
+using cxxrt::StringView;
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+using cxxrt::u8;
+namespace sysfs = cxxrt::sysfs;
+
+inline constexpr cxxrt::size_t kNameSize = 256;  // session names, device names, mapping paths
+
+const char* access_mode_name(wire::AccessMode mode);
+
+// A PATH_MAX buffer for a path (kmalloc'd: too big for a kernel stack).
+class PathBuffer : Pinned {
+public:
+    PathBuffer();
+    ~PathBuffer();
+    char* data() { return data_; }
+    cxxrt::Span<char> span();
+
+private:
+    char* data_;
+};
+
+// One open of the exported object: the export policy applied to a path,
+// then the Backend (rnbd-srv-backend.hpp) that serves the mapping's IO.
+class Backing : Pinned {
+public:
+    Backing() = default;
+    ~Backing() { close(); }
+
+    // Looks `path` up without opening it, applies the export policy
+    // (policy::decide_export; `file_export_dir` empty = file export off) and
+    // opens exactly the object it checked: a block device by its device
+    // number, a file or (fileio) a device node through the looked-up path.
+    // On a refusal, refusal() says why. Process context.
+    Result<void> open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir);
+    void close();
+
+    // The backend of an open object.
+    Backend& backend() const { return *backend_; }
+    bool writable() const { return writable_; }
+    u64 sectors() const { return backend_ ? backend_->sectors() : 0; }
+    u32 logical_block_size() const { return backend_->logical_block_size(); }
+    u32 max_write_zeroes_sectors() const { return backend_->max_write_zeroes_sectors(); }
+    u32 key_dev() const { return backend_->key_dev(); }
+    u64 key_ino() const { return backend_->key_ino(); }
+    void fill_open_rsp(codec::OpenRspFields& rsp) const { backend_->fill_open_rsp(rsp); }
+    const char* io_mode_name() const { return backend_->io_mode_name(); }
+    // Why the last open() was refused (a static text; "" when it was not).
+    const char* refusal() const { return refusal_; }
+
+private:
+    Backend* backend_ = nullptr;
+    bool writable_ = false;
+    const char* refusal_ = "";
+};
+
+class Session;
+class Device;
+class Server;
+
+// One session's mapping of one device.
+class SessDev : Pinned {
+public:
+    enum class State : u8 { kOpen, kClosing, kClosed };
+
+    SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path);
+    ~SessDev();
+
+    u32 id() const { return id_; }
+    Session& session() { return session_; }
+    Device* device() { return device_; }
+    Backing& backing() { return backing_; }
+    wire::AccessMode access_mode() const { return access_mode_; }
+    bool read_only() const { return !backing_.writable(); }
+    const char* mapping_path() const { return mapping_path_; }
+    u64 sectors() const { return sectors_; }
+
+    // IO references: get() under the session's spinlock while kOpen.
+    void get() { refs_.fetch_add(1, cxxrt::MemoryOrder::kRelaxed); }
+    void put();
+
+    // sysfs handlers
+    Result<void> show_read_only(sysfs::Output& out);
+    Result<void> show_access_mode(sysfs::Output& out);
+    Result<void> show_mapping_path(sysfs::Output& out);
+    Result<void> store_force_close(sysfs::Input& in);
+
+private:
+    friend class Session;
+    friend class Server;
+    void kobj_released() { kobj_gone_.complete(); }
+    // Waits until no IO holds a reference (the owner's is dropped here).
+    void drain();
+
+    ListNode session_node_;
+    ListNode device_node_;
+    Session& session_;
+    Device* device_ = nullptr;
+    u32 id_;
+    wire::AccessMode access_mode_;
+    State state_ = State::kOpen;  // under session_.lock_
+    u64 sectors_ = 0;
+    Backing backing_;
+    Atomic<u32> refs_{1};
+    Completion* drained_ = nullptr;
+    sysfs::Kobject kobj_;
+    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::SessDev::kobj_gone_">};
+    bool module_ref_ = false;
+    char mapping_path_[kNameSize] = {};
+
+public:
+    using SessionList = IntrusiveList<SessDev, &SessDev::session_node_>;
+    using DeviceList = IntrusiveList<SessDev, &SessDev::device_node_>;
+};
+
+// An exported object, shared by all its mappings.
+class Device : Pinned {
+public:
+    Device(u32 key_dev, u64 key_ino);
+    ~Device() = default;
+
+    const char* name() { return name_; }
+    // The sysfs name: the kernel's name of a block device, else the mapping
+    // path with every '/' replaced by '!'.
+    void set_name(const Backing& backing, const char* mapping_path);
+    // Creates devices/<name>/{block_dev, sessions/}. Process context.
+    Result<void> add_sysfs(sysfs::KobjRef parent, const Backing& backing);
+    void remove_sysfs();
+    sysfs::Kobject& sessions_dir() { return sessions_; }
+
+private:
+    friend class Server;
+    void kobj_released() { kobj_gone_.complete(); }
+    void sessions_released() { sessions_gone_.complete(); }
+
+    ListNode server_node_;
+    u32 key_dev_;
+    u64 key_ino_;
+    int writers_ = 0;             // under Server::devices_lock_
+    SessDev::DeviceList mappings_;  // under Server::devices_lock_
+    sysfs::Kobject kobj_;
+    sysfs::Kobject sessions_;
+    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::Device::kobj_gone_">};
+    Completion sessions_gone_{cxxrt::lock_class<"rnbd::srv::Device::sessions_gone_">};
+    bool linked_ = false;
+    char name_[kNameSize] = {};
+
+public:
+    using List = IntrusiveList<Device, &Device::server_node_>;
+};
+
+// The per-RTRS-session state.
+class Session : Pinned {
+public:
+    explicit Session(rtrs_server_session* rtrs);
+    ~Session();
+
+    const char* name() const { return name_; }
+    u8 version() const { return version_.load(cxxrt::MemoryOrder::kRelaxed); }
+    void set_version(u8 v) { version_.store(v, cxxrt::MemoryOrder::kRelaxed); }
+
+    // Softirq: the open mapping with this id, with an IO reference, or null.
+    SessDev* get_dev(u32 id);
+
+    // Process context (control work).
+    Result<void> open(const codec::OpenView& msg, codec::OpenRspFields& rsp);
+    void close(u32 id);
+    // sysfs force_close: false if the session is busy (try again).
+    Result<void> force_close(SessDev& dev, sysfs::Input& in);
+    // DISCONNECTED: closes everything.
+    void close_all();
+
+private:
+    friend class SessDev;
+    SessDev* find_open_by_path(StringView path) CXXRT_REQUIRES(mutex_);
+    u32 free_id() CXXRT_REQUIRES(mutex_);
+    // Tears a mapping down; keep_id leaves the id reserved (force_close: the
+    // client still uses it and will send CLOSE for it).
+    void close_dev(SessDev& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
+    // Opens the object at `path` under the export policy; on an error,
+    // `refusal` says why (a static text, "" for none).
+    Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+                                const char*& refusal) CXXRT_REQUIRES(mutex_);
+
+    rtrs_server_session* rtrs_;
+    Atomic<u8> version_{wire::kVersionMajor};
+    Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
+    SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
+    SessDev::SessionList devs_;
+    char name_[kNameSize] = {};
+};
+
+class Server : Pinned {
+public:
+    Server() : devices_dir_(cxxrt::Callback::to<&Server::devices_released>(this)),
+               kernel_dir_(cxxrt::Callback::to<&Server::kernel_released>(this)) {}
+    ~Server() = default;
+
+    Result<void> start(u16 port);
+    void stop();
+
+    // Registers a mapping with the device of its backing object (found or
+    // created), enforcing the access rules. Process context.
+    Result<void> attach(SessDev& dev);
+    void detach(SessDev& dev);
+
+    cxxrt::Workqueue& io_wq() { return io_wq_; }
+    cxxrt::Workqueue& control_wq() { return control_wq_; }
+    const sysfs::Group& sess_dev_group() const { return sess_dev_group_; }
+
+private:
+    void devices_released() { devices_gone_.complete(); }
+    void kernel_released() { kernel_gone_.complete(); }
+
+    rtrs_server_context* rtrs_ = nullptr;
+    cxxrt::Workqueue io_wq_;
+    cxxrt::Workqueue control_wq_;
+    sysfs::Group sess_dev_group_;
+    sysfs::DeviceClass class_;
+    sysfs::Device ctl_;
+    sysfs::Kobject devices_dir_;  // /sys/class/rnbd-server/ctl/devices
+    sysfs::Kobject kernel_dir_;   // /sys/kernel/rnbd_server
+    Completion devices_gone_{cxxrt::lock_class<"rnbd::srv::Server::devices_gone_">};
+    Completion kernel_gone_{cxxrt::lock_class<"rnbd::srv::Server::kernel_gone_">};
+    bool kernel_link_ = false;
+    Mutex devices_lock_{cxxrt::lock_class<"rnbd::srv::Server::devices_lock_">};
+    Device::List devices_ CXXRT_GUARDED_BY(devices_lock_);
+};
+
+Server& server();
+// The file_export_dir parameter's current value ("" = file export off),
+// read under the parameter lock. -ENAMETOOLONG if `out` is too small.
+Result<void> copy_file_export_dir(cxxrt::Span<char> out);
+// The files of sessions/<sessname>/ (rnbd-srv-device.cpp).
+const sysfs::GroupSpec& sess_dev_group_spec();
+
+// rnbd-srv-io.cpp: the RTRS IO callback (softirq).
+int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction direction, void* data,
+               unsigned int data_length, const void* header, unsigned int header_length);
+
+}  // namespace rnbd::srv

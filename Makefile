@@ -34,7 +34,7 @@ OBJTOOL_AT_LINK = $(shell grep -qE '^CONFIG_(X86_KERNEL_IBT|LTO_CLANG)=y' $(KDIR
 
 MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko
 # C++ objects that go into modules (each must carry objtool's sections).
-CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
+CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt common kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
 .PHONY: install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
 
@@ -45,7 +45,7 @@ modules: kdir-check
 # The in-kernel cxxrt self-test module is built only for tests.
 selftest-modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 modules
-	tools/check-ko.sh $(OBJTOOL_AT_LINK) $(MODULES) $$(find cxxrt kernel rtrs rnbd -path "*/tests/kmod/*.ko")
+	tools/check-ko.sh $(OBJTOOL_AT_LINK) $(MODULES) $$(find cxxrt common kernel rtrs rnbd -path "*/tests/kmod/*.ko")
 
 kdir-check:
 	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree: run 'make setup' or pass KDIR=" >&2; exit 1; }

@@ -32,7 +32,7 @@ dkms_build() {
     mkdir -p "$root/dkms" "$root/install"
     make -s dkms DESTDIR="$root" > /dev/null || return 2
     [ "$1" = planted ] && printf '\nstruct DkmsGateCtor { DkmsGateCtor() { kapi_might_sleep(); } };\nDkmsGateCtor g_dkms_gate_ctor;\n' \
-        >> "$root/usr/src/$name-$version/rtrs/rtrs-clt.cpp"
+        >> "$root/usr/src/$name-$version/rtrs/client/rtrs-clt.cpp"
     (cd "$tmp" && nice dkms build "$name/$version" -k "$kver" --kernelsourcedir "$kdir" \
         --sourcetree "$root/usr/src" --dkmstree "$root/dkms" --installtree "$root/install") > "$root.out" 2>&1
 }

@@ -3,7 +3,7 @@
 # (kernel/block/, kernel/trace/).
 rnbd-client-objs := rnbd/client/rnbd-clt-mod.o kernel/trace/kapi-rnbd-clt-trace.o kernel/block/kapi-blk.o \
 	rnbd/client/kapi-blk-rtrs.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o rnbd/client/rnbd-clt-dev.o \
-	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o rtrs/rtrs-addr.o
+	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o $(common-objs)
 rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.o rnbd/server/rnbd-srv.o \
 	rnbd/server/rnbd-srv-session.o rnbd/server/rnbd-srv-device.o rnbd/server/rnbd-srv-io.o \
 	rnbd/server/rnbd-srv-io-bdev.o rnbd/server/rnbd-srv-io-file.o kernel/block/kapi-blkdev.o kernel/block/kapi-bio.o \

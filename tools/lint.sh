@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CLANG=${CLANG:-clang++}
-files=$(find cxxrt kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*' | sort)
+files=$(find cxxrt common kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*' | sort)
 flags="-std=gnu++20 -fsyntax-only -nostdinc++ -ffreestanding -fno-exceptions -fno-rtti
   -Icxxrt/include -Iinclude -I. -Igenerated
   -Wthread-safety -Wglobal-constructors -Wexit-time-destructors -Werror
@@ -17,7 +17,7 @@ echo "1..$(( $(wc -w <<<"$files") + 2 ))"
 # host side, headers included) may ask which kernel it is built for.
 n=$((n + 1))
 versioned=$(grep -lE 'LINUX_VERSION_CODE|KERNEL_VERSION|linux/version\.h' \
-    $(find cxxrt kernel rtrs rnbd include -name '*.cpp' -o -name '*.hpp' | sort) 2>/dev/null || true)
+    $(find cxxrt common kernel rtrs rnbd include -name '*.cpp' -o -name '*.hpp' | sort) 2>/dev/null || true)
 if [ -z "$versioned" ]; then
     echo "ok $n - no kernel-version conditional in C++"
 else

@@ -58,7 +58,7 @@ int kabi_cxxrt_wq_wait(void)
 	return 0;
 }
 
-/* RDMA: rtrs/kapi-rdma*.c and the rtrs/ib/ C++ wrappers. */
+/* RDMA: kernel/ib/kapi-rdma*.c and the kernel/ib/ C++ wrappers. */
 #include <linux/dma-direction.h>
 #include <linux/irq_poll.h>
 #include <linux/scatterlist.h>

@@ -4,7 +4,7 @@
 // here is a byte-exact picture of one message; fields are little-endian
 // wire integers (cxxrt::le16/le32/le64), reserved space is spelled out as
 // arrays, and variable-length tails (descriptor lists) are NOT members:
-// they are read and written through rtrs/rtrs-codec.hpp, which works on
+// they are read and written through rtrs/core/rtrs-codec.hpp, which works on
 // byte spans. The static_asserts at the bottom pin each size and offset.
 //
 // Messages arriving from the network may sit at any byte offset inside a

@@ -17,7 +17,7 @@
 #include <cxxrt/span.hpp>
 #include <cxxrt/types.hpp>
 
-#include "rtrs/rtrs-addr.hpp"
+#include "common/rtrs-addr.hpp"
 
 namespace rnbd::clt {
 

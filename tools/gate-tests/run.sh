@@ -8,6 +8,8 @@
 #   kapi-call   : product code calling a C boundary function itself; the
 #                 lint's layering check (tools/check-layers.sh, part of
 #                 `make check`'s lint stage) must refuse it
+#   core-include: a kernel-independent core file (rtrs/core/) including a
+#                 kernel header; the same layering check must refuse it
 # Usage: tools/gate-tests/run.sh KDIR [CASE...]   (default: every case)
 set -uo pipefail
 kdir=${1:?usage: run.sh KDIR}
@@ -15,7 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
-cases=(static-ctor plain-new eh-frame kapi-call)
+cases=(static-ctor plain-new eh-frame kapi-call core-include)
 [ $# -gt 1 ] && cases=("${@:2}")
 echo "1..${#cases[@]}"
 n=0 failed=0
@@ -24,7 +26,7 @@ for name in "${cases[@]}"; do
     dir=$work/$name
     mkdir -p "$dir"
     (cd "$top" && git ls-files -co --exclude-standard | grep -v '^\.cache/' | cpio -pdm --quiet "$dir")
-    target=$dir/rtrs/rtrs-clt.cpp
+    target=$dir/rtrs/client/rtrs-clt.cpp
     check=(make -C "$dir" KDIR="$kdir" modules)
     case $name in
         static-ctor)
@@ -43,7 +45,11 @@ for name in "${cases[@]}"; do
         kapi-call)
             printf '\nextern "C" void gate_boundary_call(void);\nvoid gate_boundary_call(void) { kapi_might_sleep(); }\n' >> "$target"
             check=("$dir/tools/check-layers.sh" "$dir")
-            expect='calls the C boundary directly: rtrs/rtrs-clt.cpp' ;;
+            expect='calls the C boundary directly: rtrs/client/rtrs-clt.cpp' ;;
+        core-include)
+            printf '\n#include <linux/slab.h>\n' >> "$dir/rtrs/core/rtrs-codec.cpp"
+            check=("$dir/tools/check-layers.sh" "$dir")
+            expect='core includes a boundary header: rtrs/core/rtrs-codec.cpp' ;;
     esac
     if "${check[@]}" > "$dir.log" 2>&1; then
         echo "not ok $n - $name: the build succeeded but must fail"

@@ -9,9 +9,9 @@
 #include <algorithm>
 
 #include "rnbd/core/rnbd-clt-options.hpp"
-#include "rtrs/rtrs-clt-hold.hpp"
-#include "rtrs/rtrs-clt-policy.hpp"
-#include "rtrs/rtrs-clt-state.hpp"
+#include "rtrs/core/rtrs-clt-hold.hpp"
+#include "rtrs/core/rtrs-clt-policy.hpp"
+#include "rtrs/core/rtrs-clt-state.hpp"
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/model.hpp"

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "rtrs/rtrs-addr.hpp"
-#include "rtrs/rtrs-clt-hold.hpp"
-#include "rtrs/rtrs-clt-policy.hpp"
-#include "rtrs/rtrs-clt-state.hpp"
+#include "common/rtrs-addr.hpp"
+#include "rtrs/core/rtrs-clt-hold.hpp"
+#include "rtrs/core/rtrs-clt-policy.hpp"
+#include "rtrs/core/rtrs-clt-state.hpp"
 #include <cxxrt/parse.hpp>
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"

@@ -6,7 +6,7 @@
 # Its host tests are part of `make host-tests` (tools/host.mk).
 
 RNBDCTL_BUILD := build/rnbdctl
-RNBDCTL_KERNEL_SOURCES := cxxrt/src/parse.cpp rtrs/rtrs-addr.cpp rtrs/rtrs-clt-policy.cpp rnbd/core/rnbd-clt-options.cpp
+RNBDCTL_KERNEL_SOURCES := cxxrt/src/parse.cpp common/rtrs-addr.cpp rtrs/core/rtrs-clt-policy.cpp rnbd/core/rnbd-clt-options.cpp
 RNBDCTL_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-exceptions -fno-rtti -O2 -g
 RNBDCTL_OBJECTS := $(patsubst %.cpp,$(RNBDCTL_BUILD)/obj/%.o,$(RNBDCTL_LIB_SOURCES) tools/rnbdctl/main.cpp $(RNBDCTL_KERNEL_SOURCES))

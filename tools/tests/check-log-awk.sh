@@ -40,7 +40,7 @@ dirty=(
     '[    4.000000] WARNING: CPU: 1 PID: 42 at rnbd/server/rnbd-srv.cpp:10 handler+0x10/0x20 [rnbd_server]'
     '[    4.000000] BUG: unable to handle page fault for address: ffff888000000000'
     '[    4.000000] BUG: KASAN: slab-out-of-bounds in rtrs_srv_rdma_done+0x1/0x2'
-    '[    4.000000] UBSAN: shift-out-of-bounds in rtrs/rtrs-codec.cpp:12:3'
+    '[    4.000000] UBSAN: shift-out-of-bounds in rtrs/core/rtrs-codec.cpp:12:3'
     '[    4.000000] WARNING: possible circular locking dependency detected'
     '[    4.000000] WARNING: possible recursive locking detected'
     '[    4.000000] INFO: lockdep is turned off.'

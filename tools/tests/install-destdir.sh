@@ -165,7 +165,7 @@ fi
 # Module parameters documented; versions agree.
 params_documented() {
     local src mod page name rc=0
-    for src in rtrs/rtrs-clt-mod.c rtrs/rtrs-srv-mod.c rnbd/client/rnbd-clt-mod.c rnbd/server/rnbd-srv-mod.c; do
+    for src in rtrs/client/rtrs-clt-mod.c rtrs/server/rtrs-srv-mod.c rnbd/client/rnbd-clt-mod.c rnbd/server/rnbd-srv-mod.c; do
         mod=$(basename "$src" -mod.c); mod=${mod/-clt/-client}; mod=${mod/-srv/-server}
         page=Documentation/man/$mod.4
         [ -f "$page" ] || { diag "no man page $page"; rc=1; continue; }
@@ -181,7 +181,7 @@ check "every module parameter has its man page entry and a template line" params
 versions() {
     local want got f
     want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
-    for f in rtrs/rtrs-clt-mod.c rtrs/rtrs-srv-mod.c rnbd/client/rnbd-clt-mod.c rnbd/server/rnbd-srv-mod.c; do
+    for f in rtrs/client/rtrs-clt-mod.c rtrs/server/rtrs-srv-mod.c rnbd/client/rnbd-clt-mod.c rnbd/server/rnbd-srv-mod.c; do
         got=$(sed -n 's/^MODULE_VERSION("\(.*\)");$/\1/p' "$f")
         [ "$got" = "$want" ] || { diag "$f: MODULE_VERSION $got, dkms.conf $want"; return 1; }
     done

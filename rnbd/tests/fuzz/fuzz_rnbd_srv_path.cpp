@@ -23,7 +23,7 @@
 
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
 #include "rnbd/core/rnbd-srv-policy.hpp"
-#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
 
 namespace {
 

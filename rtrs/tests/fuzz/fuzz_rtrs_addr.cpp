@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-addr.hpp"
+#include "common/rtrs-addr.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 //     return a minimum; round-robin moves its cursor just past its choice.
 // Input: 1 byte mode, then fields.
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-clt-policy.hpp"
+#include "rtrs/core/rtrs-clt-policy.hpp"
 
 namespace {
 

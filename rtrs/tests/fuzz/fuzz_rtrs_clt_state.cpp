@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rtrs/rtrs-clt-proto.hpp"
-#include "rtrs/rtrs-clt-state.hpp"
+#include "rtrs/core/rtrs-clt-proto.hpp"
+#include "rtrs/core/rtrs-clt-state.hpp"
 
 using namespace rtrs;
 using namespace rtrs::clt;

@@ -1,7 +1,7 @@
 // libFuzzer target: RDMA CM private data (CON_REQ, CON_RSP accept/reject).
 // Anything decoded must re-encode to the same significant bytes.
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;

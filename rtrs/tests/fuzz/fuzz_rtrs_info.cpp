@@ -2,7 +2,7 @@
 // Input: 2 bytes queue depth, 1 byte chunk-size exponent, 2 bytes
 // descriptor limit, then the message.
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;

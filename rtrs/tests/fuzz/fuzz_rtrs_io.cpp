@@ -3,8 +3,8 @@
 // Input: 2 bytes queue depth, 1 byte chunk-size exponent, 4 bytes offset,
 // 4 bytes immediate, then the chunk contents (zero-padded to chunk size).
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-codec.hpp"
-#include "rtrs/rtrs-remote-errno.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-remote-errno.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;

@@ -5,7 +5,7 @@
 // accepted, only on connection 0; IO is accepted only when ready on a
 // connection that was accepted; heartbeats only on connection 0 when ready;
 // nothing is accepted after close.
-#include "rtrs/rtrs-srv-protocol.hpp"
+#include "rtrs/core/rtrs-srv-protocol.hpp"
 
 using namespace rtrs::srv;
 using cxxrt::u16;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
-#include "rtrs/rtrs-stats.hpp"
+#include "rtrs/core/rtrs-stats.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Host tests of path address parsing and printing (rtrs/rtrs-addr).
+// Host tests of path address parsing and printing (common/rtrs-addr).
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -7,7 +7,7 @@
 
 #include <cxxrt/errno.hpp>
 
-#include "rtrs/rtrs-addr.hpp"
+#include "common/rtrs-addr.hpp"
 
 using namespace rtrs;
 namespace err = cxxrt::err;

@@ -1,7 +1,7 @@
-// Host tests of the io_hold_timeout_ms deadline policy (rtrs/rtrs-clt-hold.hpp).
+// Host tests of the io_hold_timeout_ms deadline policy (rtrs/core/rtrs-clt-hold.hpp).
 #include <gtest/gtest.h>
 
-#include "rtrs/rtrs-clt-hold.hpp"
+#include "rtrs/core/rtrs-clt-hold.hpp"
 
 using rtrs::clt::IoHold;
 

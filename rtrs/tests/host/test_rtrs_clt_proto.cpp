@@ -1,5 +1,5 @@
 // Host tests of what the RTRS client accepts from a server
-// (rtrs/rtrs-clt-proto.*, rtrs/rtrs-remote-errno.hpp): each check has a
+// (rtrs/core/rtrs-clt-proto.*, rtrs/core/rtrs-remote-errno.hpp): each check has a
 // test that a hostile value is refused and a well-behaved one accepted.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "rtrs/rtrs-clt-proto.hpp"
+#include "rtrs/core/rtrs-clt-proto.hpp"
 
 using namespace rtrs;
 using namespace rtrs::clt;

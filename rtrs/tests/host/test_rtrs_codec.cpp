@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "rtrs/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;

@@ -4,9 +4,9 @@
 #include <thread>
 #include <vector>
 
-#include "rtrs/rtrs-clt-state.hpp"
-#include "rtrs/rtrs-heartbeat.hpp"
-#include "rtrs/rtrs-permits.hpp"
+#include "rtrs/core/rtrs-clt-state.hpp"
+#include "rtrs/core/rtrs-heartbeat.hpp"
+#include "rtrs/core/rtrs-permits.hpp"
 
 using rtrs::Heartbeat;
 using rtrs::PermitPool;

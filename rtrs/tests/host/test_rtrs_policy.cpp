@@ -1,4 +1,4 @@
-// Host tests of the multipath policies (rtrs/rtrs-clt-policy): each policy
+// Host tests of the multipath policies (rtrs/core/rtrs-clt-policy): each policy
 // is checked against what it promises the user.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include <cxxrt/errno.hpp>
 
-#include "rtrs/rtrs-clt-policy.hpp"
+#include "rtrs/core/rtrs-clt-policy.hpp"
 
 using namespace rtrs::clt;
 namespace err = cxxrt::err;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rtrs/rtrs-srv-params.hpp"
+#include "rtrs/core/rtrs-srv-params.hpp"
 
 using rtrs::srv::make_params;
 using rtrs::srv::ParamError;

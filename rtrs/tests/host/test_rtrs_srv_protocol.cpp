@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rtrs/rtrs-srv-protocol.hpp"
+#include "rtrs/core/rtrs-srv-protocol.hpp"
 
 using rtrs::srv::ClientMessage;
 using rtrs::srv::PathProtocol;

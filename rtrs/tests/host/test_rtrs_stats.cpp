@@ -7,7 +7,7 @@
 
 #include <cxxrt/errno.hpp>
 
-#include "rtrs/rtrs-stats.hpp"
+#include "rtrs/core/rtrs-stats.hpp"
 
 using namespace rtrs;
 namespace err = cxxrt::err;

@@ -12,7 +12,7 @@
 #include <cxxrt/wait.hpp>
 #include <rtrs/rtrs-api.h>
 #include "rnbd/core/rnbd-codec.hpp"
-#include "rtrs/rtrs-addr.hpp"
+#include "common/rtrs-addr.hpp"
 #include "rtrs/tests/kmod/rtrs-test-proto.hpp"
 #include <cxxrt/enforce.hpp>
 

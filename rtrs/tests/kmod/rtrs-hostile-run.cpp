@@ -19,11 +19,11 @@
 #include <proto/rnbd-wire.hpp>
 #include <proto/rtrs-wire.hpp>
 #include "rnbd/core/rnbd-codec.hpp"
-#include "rtrs/ib/cm.hpp"
-#include "rtrs/ib/ib.hpp"
-#include "rtrs/ib/memory.hpp"
-#include "rtrs/ib/verbs.hpp"
-#include "rtrs/rtrs-codec.hpp"
+#include "kernel/ib/cm.hpp"
+#include "kernel/ib/ib.hpp"
+#include "kernel/ib/memory.hpp"
+#include "kernel/ib/verbs.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
 #include <cxxrt/enforce.hpp>
 
 extern "C" {

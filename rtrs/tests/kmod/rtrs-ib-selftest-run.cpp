@@ -11,10 +11,10 @@
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
 #include <cxxrt/unique_ptr.hpp>
-#include "rtrs/ib/cm.hpp"
-#include "rtrs/ib/ib.hpp"
-#include "rtrs/ib/memory.hpp"
-#include "rtrs/ib/verbs.hpp"
+#include "kernel/ib/cm.hpp"
+#include "kernel/ib/ib.hpp"
+#include "kernel/ib/memory.hpp"
+#include "kernel/ib/verbs.hpp"
 #include <cxxrt/enforce.hpp>
 
 extern "C" {

@@ -1,0 +1,155 @@
+// rtrs::ib — DMA buffers, scatterlists, memory regions.
+#include "kernel/ib/memory.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::ib {
+
+Result<UniquePtr<DmaBuffer>> DmaBuffer::create(Gfp gfp, Device device, size_t size, DmaDirection direction)
+{
+    if (!device || size == 0 || size > 0xffffffffu)
+        return Error(cxxrt::err::kInval);
+    auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
+    buffer->data_ = cxxrt::allocate_array<u8>(gfp, size);
+    if (!buffer->data_)
+        return Error(cxxrt::err::kNoMem);
+    unsigned long long dma_addr = 0;
+    CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), buffer->data_, size, int(direction), &dma_addr)));
+    buffer->dma_addr_ = dma_addr;
+    buffer->mapped_ = true;
+    return buffer;
+}
+
+Result<UniquePtr<DmaBuffer>> DmaBuffer::map_memory(Gfp gfp, Device device, u8* data, size_t size,
+                                                   DmaDirection direction)
+{
+    if (!device || !data || size == 0 || size > 0xffffffffu)
+        return Error(cxxrt::err::kInval);
+    auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
+    buffer->owns_data_ = false;
+    buffer->data_ = data;
+    unsigned long long dma_addr = 0;
+    CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), data, size, int(direction), &dma_addr)));
+    buffer->dma_addr_ = dma_addr;
+    buffer->mapped_ = true;
+    return buffer;
+}
+
+DmaBuffer::~DmaBuffer()
+{
+    if (mapped_)
+        kapi_ib_dma_unmap_single(device_.raw(), dma_addr_, size_, int(direction_));
+    if (owns_data_)
+        cxxrt::free_array(data_);
+}
+
+Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)
+{
+    if (capacity == 0)
+        return Error(cxxrt::err::kInval);
+    auto list = CXXRT_TRY(cxxrt::make_unique<ScatterList>(gfp, Private{}, capacity));
+    list->table_ = cxxrt::allocate_array<u8>(gfp, size_t(capacity) * KABI_SIZEOF_SCATTERLIST);
+    if (!list->table_)
+        return Error(cxxrt::err::kNoMem);
+    kapi_sg_init_table(list->table_, capacity);
+    list->nents_ = capacity;
+    return list;
+}
+
+ScatterList::~ScatterList()
+{
+    unmap();
+    cxxrt::free_array(table_);
+}
+
+Result<void> ScatterList::reset(u32 nents)
+{
+    if (nents == 0 || nents > capacity_)
+        return Error(cxxrt::err::kInval);
+    unmap();
+    kapi_sg_init_table(table_, nents);
+    nents_ = nents;
+    return {};
+}
+
+Result<void> ScatterList::copy_from(void* caller, u32 count, u32 data_length)
+{
+    CXXRT_TRY(reset(count));
+    u32 covered = 0;
+    for (u32 i = 0; i < count; ++i) {
+        if (!caller)
+            return Error(cxxrt::err::kInval);
+        const u32 length = cxxrt::min(kapi_sg_length(caller), data_length - covered);
+        set(i, kapi_sg_virt(caller), length);
+        covered += length;
+        caller = kapi_sg_next(caller);
+    }
+    if (covered != data_length)
+        return Error(cxxrt::err::kInval);
+    return {};
+}
+
+Result<int> ScatterList::map(Device device, DmaDirection direction)
+{
+    if (dma_nents_ || !device)
+        return Error(cxxrt::err::kInval);
+    int mapped = kapi_ib_dma_map_sg(device.raw(), table_, int(nents_), int(direction));
+    if (mapped <= 0)
+        return Error(cxxrt::err::kNoMem);
+    device_ = device;
+    direction_ = direction;
+    dma_nents_ = mapped;
+    return mapped;
+}
+
+void ScatterList::unmap()
+{
+    if (!dma_nents_)
+        return;
+    // Unmap takes the entry count given to map, not the DMA segment count.
+    kapi_ib_dma_unmap_sg(device_.raw(), table_, int(nents_), int(direction_));
+    dma_nents_ = 0;
+}
+
+Result<UniquePtr<MemoryRegion>> MemoryRegion::create(Gfp gfp, RefPtr<ProtectionDomain> pd, u32 max_pages)
+{
+    if (!pd || max_pages == 0)
+        return Error(cxxrt::err::kInval);
+    void* pd_raw = pd->raw();
+    auto mr = CXXRT_TRY(cxxrt::make_unique<MemoryRegion>(gfp, Private{}, cxxrt::move(pd), max_pages));
+    int rc = 0;
+    mr->mr_ = kapi_ib_alloc_mr(pd_raw, max_pages, &rc);
+    if (!mr->mr_)
+        return Error::from_errno(rc);
+    return mr;
+}
+
+MemoryRegion::~MemoryRegion()
+{
+    if (mr_)
+        (void)kapi_ib_dereg_mr(mr_);
+}
+
+Result<void> MemoryRegion::map(const DmaBuffer& buffer, size_t offset, size_t length)
+{
+    if (length == 0 || offset > buffer.size() || length > buffer.size() - offset)
+        return Error(cxxrt::err::kInval);
+    kapi_sg_init_one_mapped(one_sg_, buffer.data() + offset, u32(length), buffer.dma_addr() + offset);
+    int mapped = kapi_ib_map_mr_sg(mr_, one_sg_, 1, 0, kPageSize);
+    if (mapped < 0)
+        return Error::from_errno(mapped);
+    return mapped == 1 ? Result<void>() : Result<void>(Error(cxxrt::err::kInval));
+}
+
+Result<int> MemoryRegion::map_sg(ScatterList& list, u32 first_offset, u32 page_size)
+{
+    if (list.dma_nents() <= 0)
+        return Error(cxxrt::err::kInval);
+    int mapped = kapi_ib_map_mr_sg(mr_, list.raw(), list.dma_nents(), first_offset, page_size);
+    if (mapped < 0)
+        return Error::from_errno(mapped);
+    if (mapped == 0)
+        return Error(cxxrt::err::kInval);
+    return mapped;
+}
+
+}  // namespace rtrs::ib

@@ -1,0 +1,178 @@
+// rtrs-client: module lifecycle and the C++ side of the exported C API
+// (rtrs-clt-export.c forwards each rtrs_client_* function here).
+#include <cxxrt/log.hpp>
+#include <cxxrt/module-api.h>
+#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+namespace {
+// Created at module init, destroyed at exit; sessions keep the module
+// pinned, so it outlives every path that queues work on it.
+constinit cxxrt::Workqueue* g_workqueue = nullptr;
+constinit SessionNames* g_session_names = nullptr;
+
+Session* session_of(rtrs_client_session* session) { return reinterpret_cast<Session*>(session); }
+Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>(permit); }
+}  // namespace
+
+constinit Faults g_faults = {};
+constinit Counters g_counters = {};
+
+cxxrt::Workqueue& workqueue() { return *g_workqueue; }
+SessionNames& session_names() { return *g_session_names; }
+u64 now_ns() { return cxxrt::monotonic_ns(); }
+
+}  // namespace rtrs::clt
+
+using namespace rtrs::clt;
+
+extern "C" int rtrs_clt_cxx_init(void) noexcept
+{
+    int rc = cxxrt_module_init();
+    if (rc)
+        return rc;
+    // Reclaim-safe: block IO (rnbd) may depend on a reconnect finishing.
+    auto queue = cxxrt::Workqueue::create("rtrs_client_wq", cxxrt::wq::kMemReclaim);
+    auto holder = queue ? cxxrt::make_unique<cxxrt::Workqueue>(cxxrt::Gfp::kernel(), queue.release_value())
+                        : cxxrt::Result<cxxrt::UniquePtr<cxxrt::Workqueue>>(cxxrt::Error(cxxrt::err::kNoMem));
+    if (!holder) {
+        (void)cxxrt_module_exit();
+        return holder.to_errno();
+    }
+    g_workqueue = holder.value().release();
+    g_session_names = cxxrt::allocate<SessionNames>(cxxrt::Gfp::kernel());
+    if (!g_session_names) {
+        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+        (void)cxxrt_module_exit();
+        return -cxxrt::err::kNoMem;
+    }
+    // /sys/kernel/debug/rtrs_client/: the fault knobs (struct Faults) and the
+    // request counters (struct Counters, read-only use).
+    const cxxrt::debugfs::File files[] = {
+        {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
+        {"fault_drop_heartbeat_acks", &g_faults.drop_heartbeat_acks},
+        {"fault_qp_error", &g_faults.qp_error},
+        {"fault_delay_ms", &g_faults.delay_ms},
+        {"fault_delay_paths", &g_faults.delay_paths},
+        {"fault_drop_responses", &g_faults.drop_responses},
+        {"fault_id_delay_ms", &g_faults.id_delay_ms},
+        {"fault_ack_timeout", &g_faults.ack_timeout},
+        {"submitted", &g_counters.submitted},
+        {"failovers", &g_counters.failovers},
+        {"failover_errors", &g_counters.failover_errors},
+    };
+    cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
+    auto tree = sysfs_init();
+    if (!tree) {
+        sysfs_exit();
+        cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
+        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+        (void)cxxrt_module_exit();
+        return tree.to_errno();
+    }
+    cxxrt::log::info("loaded, RTRS protocol %u.%u", rtrs::wire::kVersionMajor,
+                     rtrs::wire::kVersionMinor);
+    return 0;
+}
+
+extern "C" void rtrs_clt_cxx_exit(void) noexcept
+{
+    sysfs_exit();
+    cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
+    cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+    (void)cxxrt_module_exit();
+    cxxrt::log::info("unloaded");
+}
+
+extern "C" int rtrs_clt_cxx_open(const rtrs_client_callbacks* callbacks, const rtrs_client_open_params* params,
+                                 rtrs_client_session** session) noexcept
+{
+    if (!callbacks || !params || !session)
+        return -cxxrt::err::kInval;
+    auto opened = Session::open(*callbacks, *params);
+    if (!opened)
+        return opened.to_errno();
+    *session = reinterpret_cast<rtrs_client_session*>(opened.value());
+    return 0;
+}
+
+extern "C" void rtrs_clt_cxx_close(rtrs_client_session* session) noexcept
+{
+    Session* s = session_of(session);
+    if (!s)
+        return;
+    s->close();
+    cxxrt::destroy(s);
+}
+
+extern "C" int rtrs_clt_cxx_query(rtrs_client_session* session, rtrs_client_attributes* attributes) noexcept
+{
+    if (!session || !attributes)
+        return -cxxrt::err::kInval;
+    session_of(session)->query(*attributes);
+    return 0;
+}
+
+extern "C" rtrs_client_permit* rtrs_clt_cxx_get_permit(rtrs_client_session* session, rtrs_wait wait) noexcept
+{
+    if (!session)
+        return nullptr;
+    return reinterpret_cast<rtrs_client_permit*>(session_of(session)->get_permit(wait));
+}
+
+extern "C" void rtrs_clt_cxx_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
+{
+    if (session && permit)
+        session_of(session)->put_permit(*permit_of(permit));
+}
+
+extern "C" void* rtrs_clt_cxx_permit_header(rtrs_client_permit* permit) noexcept
+{
+    return permit ? permit_of(permit)->user_header : nullptr;
+}
+
+extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_permit* permit,
+                                    rtrs_direction direction, unsigned int header_length, scatterlist* sg,
+                                    unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
+                                    void* done_context) noexcept
+{
+    if (!session || !permit)
+        return -cxxrt::err::kInval;
+    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
+                                        done, done_context);
+}
+
+extern "C" int rtrs_clt_cxx_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
+                                           unsigned int poll_queue, rtrs_direction direction,
+                                           unsigned int header_length, scatterlist* sg, unsigned int sg_count,
+                                           unsigned int data_length, rtrs_client_done_fn done,
+                                           void* done_context) noexcept
+{
+    if (!session || !permit)
+        return -cxxrt::err::kInval;
+    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
+                                        done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
+}
+
+extern "C" int rtrs_clt_cxx_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept
+{
+    if (!session)
+        return -cxxrt::err::kInval;
+    return session_of(session)->poll(poll_queue);
+}
+
+extern "C" int rtrs_clt_cxx_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
+{
+    if (!session)
+        return -cxxrt::err::kInval;
+    return session_of(session)->set_io_hold_timeout(timeout_ms).to_errno();
+}
+
+extern "C" void rtrs_clt_cxx_abort(rtrs_client_session* session, rtrs_client_permit* permit, int final) noexcept
+{
+    if (session && permit)
+        session_of(session)->abort(*permit_of(permit), final != 0);
+}

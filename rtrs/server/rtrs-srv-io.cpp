@@ -1,0 +1,400 @@
+// Server connections and the IO path: receives, immediates, handing IOs
+// to the user, and answering them.
+#include <cxxrt/log.hpp>
+#include "rtrs/kapi-trace.h"
+#include "rtrs/server/rtrs-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::srv {
+
+using namespace cxxrt;
+
+namespace {
+
+// Room in each send queue: an IO answer takes up to five work requests
+// (LOCAL_INV and REG_MR of the chunk, READ data, SEND_WITH_INV, the answer
+// itself), plus control sends.
+u32 send_queue_size(const Params& p) { return p.queue_depth * 5 + 16; }
+u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
+
+// The rtrs_srv event send_io_resp_imm, as Linux fires it: for an answer
+// without READ data. Out of line and cold: the IO path only tests the
+// event's on-word (rtrs/kapi-trace.h). We signal every answer, so the
+// event's unsignalled-send count is 0 and its signal interval 1.
+[[gnu::cold, gnu::noinline]] void trace_answer(Path& path, const ServerIo& io, bool always_invalidate, int error)
+{
+    int state = RTRS_TRACE_SRV_CONNECTING;
+    switch (path.protocol().state()) {
+    case PathProtocol::State::kConnecting:
+    case PathProtocol::State::kInfoReceived:
+        break;
+    case PathProtocol::State::kReady: state = RTRS_TRACE_SRV_CONNECTED; break;
+    case PathProtocol::State::kClosed: state = RTRS_TRACE_SRV_CLOSING; break;
+    }
+    kapi_trace_send_io_resp_imm(path.sysfs_name(), io.is_read ? RTRS_TRACE_DIR_READ : RTRS_TRACE_DIR_WRITE,
+                                io.need_invalidate, always_invalidate, io.chunk_id, 0, 1, state, error);
+}
+
+}  // namespace
+
+// ---- connection setup and CM events ----
+
+ServerConnection::~ServerConnection()
+{
+    connection_.reset();  // QP and CQ go first, then the cm_id
+    receive_buffer_.reset();
+    if (slots_) {
+        for (u32 i = 0; i < slot_count_; ++i)
+            slots_[i].~ReceiveSlot();
+        free_array(slots_);
+    }
+}
+
+Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib::ProtectionDomain> pd)
+{
+    const Params& p = params();
+    auto id = CXXRT_TRY(ib::CmId::adopt(Gfp::kernel(), incoming, *this));
+    connection_ = CXXRT_TRY(ib::Connection::create(Gfp::kernel(), move(id)));
+    ib::ConnectionConfig config;
+    config.qp.max_send_wr = send_queue_size(p);
+    config.qp.max_recv_wr = receive_queue_size(p);
+    config.qp.max_send_sge = 1;
+    config.qp.max_recv_sge = 1;
+    config.comp_vector = cid_ > 0 ? cid_ - 1 : 0;
+    // Connection 0 carries INFO_REQ, whose handling sleeps (user callback,
+    // locks): its completions run in a kworker. IO completions: softirq.
+    config.poll = cid_ == 0 ? ib::PollContext::kWorkqueue : ib::PollContext::kSoftirq;
+    // wc_completion: the batches our own reaping of IO connections sees
+    // (the core reaps connection 0's CQ and tells nobody).
+    config.batches = ib::BatchObserver{&Path::count_batch, &path_};
+    CXXRT_TRY(connection_->create_queues(Gfp::kernel(), move(pd), config));
+
+    if (cid_ == 0) {
+        slot_count_ = p.queue_depth + 4;
+        slots_ = allocate_array<ReceiveSlot>(Gfp::kernel(), slot_count_);
+        if (!slots_)
+            return Error(err::kNoMem);
+        receive_buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), connection_->device(),
+                                                          slot_count_ * kReceiveSize, ib::DmaDirection::kFromDevice));
+        for (u32 i = 0; i < slot_count_; ++i) {
+            new (&slots_[i]) ReceiveSlot();
+            slots_[i].connection = this;
+            slots_[i].index = i;
+            CXXRT_TRY(repost_receive(&slots_[i]));
+        }
+    } else {
+        for (u32 i = 0; i < p.queue_depth + 4; ++i)
+            CXXRT_TRY(repost_receive(nullptr));
+    }
+
+    codec::ConnRspFields fields;
+    fields.queue_depth = u16(p.queue_depth);
+    fields.max_io_size = p.max_io_size();
+    fields.max_hdr_size = Params::kMaxHeaderSize;
+    fields.flags = p.always_invalidate ? u32(wire::kMsgFlagNewRkey) : 0;
+    u8 message[sizeof(wire::ConnRsp)];
+    size_t length = CXXRT_TRY(codec::build_conn_rsp(ByteSpan(message), fields));
+    if (u64 timeout = g_faults.ack_timeout.get())
+        CXXRT_TRY(connection_->cm_id().set_ack_timeout(u8(min<u64>(timeout, 31))));
+    return connection_->cm_id().accept(ConstByteSpan(message, length), 7);
+}
+
+Result<void> ServerConnection::repost_receive(ReceiveSlot* slot)
+{
+    if (!slot)
+        return connection_->qp().post_recv(immediate_done_);
+    ib::Sge sge = receive_buffer_->sge(connection_->pd().local_dma_lkey(), slot->index * kReceiveSize, kReceiveSize);
+    return connection_->qp().post_recv(slot->done, Span<const ib::Sge>(&sge, 1));
+}
+
+void ServerConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
+{
+    switch (event.type) {
+    case ib::CmEventType::kEstablished:
+        established_.store(true);
+        path_.connection_established(*this);
+        break;
+    case ib::CmEventType::kDisconnected:
+        path_.schedule_close("client disconnected");
+        break;
+    case ib::CmEventType::kConnectError:
+    case ib::CmEventType::kUnreachable:
+    case ib::CmEventType::kRejected:
+    case ib::CmEventType::kDeviceRemoval:
+    case ib::CmEventType::kAddrChange:
+        log::warn("connection %u: %s (%d)", unsigned(cid_), event.name(), event.status);
+        path_.schedule_close(event.name());
+        break;
+    default:
+        break;
+    }
+}
+
+void ServerConnection::disconnect()
+{
+    // A refused connection's id went back to the CM (raw() is null).
+    if (connection_ && connection_->cm_id().raw())
+        (void)connection_->cm_id().disconnect();
+}
+
+void ServerConnection::abandon()
+{
+    if (connection_ && connection_->has_queues()) {
+        connection_->drain();
+        connection_->destroy_queues();
+    }
+}
+
+Result<void> ServerConnection::post_reregister(ib::MemoryRegion& region, ib::Access access)
+{
+    // The LOCAL_INV finds the region already invalid (invalidated when its
+    // IO arrived, or never registered): it is there for rxe's fence, so
+    // that the REG_MR behind it is never behind an unacknowledged WR.
+    CXXRT_TRY(region.post_invalidate(qp(), nullptr, ib::kUnsignaled));
+    region.bump_key();
+    return region.post_register(qp(), nullptr, access, ib::kUnsignaled);
+}
+
+void ServerConnection::release_queues()
+{
+    if (connection_)
+        connection_->destroy_queues();
+    receive_buffer_.reset();
+}
+
+void ServerConnection::drain()
+{
+    if (connection_ && connection_->has_queues())
+        connection_->drain();
+}
+
+// A work request that fails, signalled or not, puts the QP in the error
+// state and every later one completes flushed; an unsignalled failure has no
+// completion of its own (the verbs layer drops it). So a flushed completion
+// on a path that is not closing is the only news of a dead QP: close.
+void ServerConnection::on_send_done(const ib::WorkCompletion& wc)
+{
+    if (wc.ok())
+        return;
+    if (!wc.flushed())
+        log::err_ratelimited("connection %u: send failed: %s", unsigned(cid_), wc.status_text());
+    path_.schedule_close(wc.flushed() ? "work request flushed" : "send failed");
+}
+
+// ---- receives ----
+
+void ReceiveSlot::on_received(const ib::WorkCompletion& wc)
+{
+    ServerConnection& con = *connection;
+    if (!wc.ok()) {
+        con.path().schedule_close(wc.flushed() ? "receive flushed" : "receive failed");
+        return;
+    }
+    if (wc.has_imm()) {
+        con.handle_immediate(wc);
+    } else {
+        // A plain SEND: only INFO_REQ is defined from a client, once.
+        Verdict verdict = con.path().protocol().received(con.cid(), ClientMessage::kInfoRequest);
+        con.path().enforce(verdict, "INFO_REQ", con.cid());
+        if (verdict == Verdict::kAccept) {
+            con.receive_buffer_->sync_for_cpu();
+            ConstByteSpan message(con.receive_buffer_->data() + index * ServerConnection::kReceiveSize,
+                                  min<u32>(wc.byte_len, ServerConnection::kReceiveSize));
+            con.path().info_request_received(message);
+        }
+    }
+    if (!con.path().is_closing() && con.repost_receive(this).is_error())
+        con.path().schedule_close("cannot repost a receive");
+}
+
+void ServerConnection::on_immediate(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        path_.schedule_close(wc.flushed() ? "receive flushed" : "receive failed");
+        return;
+    }
+    if (!wc.has_imm()) {
+        log::err_ratelimited("connection %u: receive without immediate", unsigned(cid_));
+        path_.schedule_close("protocol error");
+        return;
+    }
+    handle_immediate(wc);
+    if (!path_.is_closing() && repost_receive(nullptr).is_error())
+        path_.schedule_close("cannot repost a receive");
+}
+
+void ServerConnection::handle_immediate(const ib::WorkCompletion& wc)
+{
+    const u32 imm = wc.imm();
+    const ClientMessage message = classify_client_immediate(imm);
+    Verdict verdict = path_.protocol().received(cid_, message);
+    if (verdict != Verdict::kAccept) {
+        if (message == ClientMessage::kOther)
+            log::err_ratelimited("connection %u: immediate %#x is not one a client sends", unsigned(cid_), imm);
+        path_.enforce(verdict, message == ClientMessage::kIoRequest ? "IO request" : "immediate", cid_);
+        return;
+    }
+    path_.heartbeat().saw_traffic();
+    switch (message) {
+    case ClientMessage::kIoRequest:
+        path_.handle_io_request(*this, imm);
+        break;
+    case ClientMessage::kHeartbeat:
+        if (g_faults.drop_heartbeat_acks.get())
+            break;
+        if (IrqSpinGuard guard(post_lock_);
+            qp().post_write_imm(&send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatAckImm, ib::kSignaled).is_error())
+            path_.schedule_close("cannot answer a heartbeat");
+        break;
+    case ClientMessage::kHeartbeatAck:
+        path_.heartbeat().saw_ack(cxxrt::monotonic_ns());
+        break;
+    case ClientMessage::kInfoRequest:
+    case ClientMessage::kOther:
+        break;
+    }
+}
+
+// ---- IO ----
+
+void Path::handle_io_request(ServerConnection& connection, u32 imm)
+{
+    auto request = codec::decode_io_request_imm(geometry_, imm);
+    if (request.is_error()) {
+        log::err_ratelimited("session %s: IO immediate %#x outside the chunks", session_.name(), imm);
+        schedule_close("bad IO immediate");
+        return;
+    }
+    ServerIo& io = ios_[request.value().chunk_id];
+    if (io.busy.exchange(true)) {
+        log::err_ratelimited("session %s: chunk %u reused while in flight", session_.name(), io.chunk_id);
+        schedule_close("chunk reused while in flight");
+        return;
+    }
+    io.connection = &connection;
+    io.offset = request.value().offset;
+    inflight_.fetch_add(1);
+    if (params().always_invalidate) {
+        // The client's rkey for this chunk dies before we look at the data;
+        // the answer carries the new one.
+        IrqSpinGuard guard(connection.post_lock());
+        if (chunk_regions_[io.chunk_id]->post_invalidate(connection.qp(), &io.invalidate_done, ib::kSignaled).is_error())
+            io_finished(io);
+        return;
+    }
+    process_io(io);
+}
+
+void ServerIo::on_invalidated(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok()) {
+        path->schedule_close(wc.flushed() ? "work request flushed" : "chunk invalidation failed");
+        path->io_finished(*this);
+        return;
+    }
+    path->process_io(*this);
+}
+
+void Path::process_io(ServerIo& io)
+{
+    ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
+    chunk.sync_for_cpu();
+    auto request = codec::decode_io_request(ConstByteSpan(chunk.data(), chunk.size()), io.offset);
+    if (request.is_error()) {
+        log::err_ratelimited("session %s: malformed IO in chunk %u: %d", session_.name(), io.chunk_id,
+                             request.to_errno());
+        schedule_close("malformed IO message");
+        io_finished(io);
+        return;
+    }
+    const codec::IoRequestView& view = request.value();
+    io.is_read = view.type == wire::MsgType::kRead;
+    io.has_descriptor = io.is_read && view.sg_cnt > 0;
+    io.need_invalidate = io.has_descriptor && (view.flags & wire::kMsgFlagNeedInvalidate);
+    io.descriptor = io.has_descriptor ? view.desc(0) : codec::SgEntry{};
+    u32 data_length = io.is_read ? io.descriptor.len : view.data_len;
+    cpu_stats_.with_this_cpu([&](ServerCpuStats& stats) {
+        record_request(stats, io.is_read ? Direction::kRead : Direction::kWrite, u64(data_length) + view.usr_len);
+    });
+    const rtrs_server_callbacks& callbacks = session_.context().callbacks();
+    int rc = callbacks.io(session_.user_context, reinterpret_cast<rtrs_server_io*>(&io),
+                          io.is_read ? RTRS_READ : RTRS_WRITE, chunk.data(), data_length, view.usr.data(),
+                          u32(view.usr.size()));
+    if (rc < 0)
+        respond(io, rc);
+}
+
+void Path::respond(ServerIo& io, int error)
+{
+    if (is_closing()) {
+        io_finished(io);
+        return;
+    }
+    if (post_answer(io, error).is_error())
+        schedule_close("cannot answer an IO");
+    // The chunk is free once the answer is posted: the client may reuse it
+    // as soon as it sees the answer, possibly before our send completion is
+    // polled. Send-queue order makes the READ data and the re-registration
+    // land before the answer, so nothing of this IO touches the chunk after.
+    io_finished(io);
+}
+
+// The work requests of one answer, in send-queue order: the new chunk
+// registration (always_invalidate; see ServerConnection::post_lock() for why
+// it comes first, behind a LOCAL_INV), the READ data, the invalidation of
+// the client's buffer, and the answer itself (the only signalled one).
+Result<void> Path::post_answer(ServerIo& io, int error)
+{
+    const Params& p = params();
+    ib::QueuePair& qp = io.connection->qp();
+    ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
+    const u32 lkey = pd_->local_dma_lkey();
+    if (kapi_trace_send_io_resp_imm_enabled() && !(io.is_read && error == 0 && io.has_descriptor)) [[unlikely]]
+        trace_answer(*this, io, p.always_invalidate, error);
+    IrqSpinGuard guard(io.connection->post_lock());
+    ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];
+    // The data is read through the DMA lkey, not this MR: registering it
+    // before the READ data is sent changes nothing for the data, and the
+    // client learns the new rkey only from the answer, after the data.
+    if (p.always_invalidate)
+        CXXRT_TRY(io.connection->post_reregister(region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead));
+    if (io.is_read && error == 0 && io.has_descriptor) {
+        chunk.sync_for_device();
+        ib::Sge data = chunk.sge(lkey, 0, io.descriptor.len);
+        CXXRT_TRY(qp.post_write(nullptr, Span<const ib::Sge>(&data, 1),
+                                ib::RemoteBuffer{io.descriptor.addr, io.descriptor.key}, ib::kUnsignaled));
+    }
+    if (io.need_invalidate)
+        CXXRT_TRY(qp.post_send_inv(nullptr, Span<const ib::Sge>(), io.descriptor.key, ib::kUnsignaled));
+    u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
+    if (!p.always_invalidate)
+        return qp.post_write_imm(&io.response_done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+    const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
+    CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
+                                    region.rkey()));
+    rkey_responses_->sync_for_device();
+    ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
+    return qp.post_send_imm(&io.response_done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
+}
+
+void ServerIo::on_response_sent(const ib::WorkCompletion& wc)
+{
+    // The IO itself finished when its answer was posted (see respond()).
+    if (!wc.ok())
+        path->schedule_close(wc.flushed() ? "work request flushed" : "IO answer failed");
+}
+
+void Path::count_batch(void* context, u32 completions, bool)
+{
+    static_cast<Path*>(context)->cpu_stats_.with_this_cpu(
+        [completions](ServerCpuStats& stats) { record_completions(stats.completions, completions); });
+}
+
+void Path::io_finished(ServerIo& io)
+{
+    io.busy.store(false);
+    if (inflight_.fetch_sub(1) == 1)
+        idle_.wake_up_all();
+}
+
+}  // namespace rtrs::srv

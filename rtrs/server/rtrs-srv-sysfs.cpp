@@ -1,0 +1,234 @@
+// The server's sysfs tree. Show handlers format through the
+// kernel-independent formatters of rtrs-stats/rtrs-addr; store handlers
+// accept exactly what the ABI documents and change nothing otherwise.
+#include <cxxrt/log.hpp>
+#include <cxxrt/parse.hpp>
+#include <cxxrt/percpu.hpp>
+#include "common/rtrs-addr.hpp"
+#include "rtrs/server/rtrs-srv-sysfs.hpp"
+#include "rtrs/server/rtrs-srv.hpp"
+#include "rtrs/core/rtrs-stats.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::srv {
+
+using namespace cxxrt;
+using sysfs::Input;
+using sysfs::Output;
+
+namespace {
+
+struct SysfsGlobals {
+    sysfs::DeviceClass device_class;
+    sysfs::Group path_group;
+    sysfs::Group stats_group;
+};
+constinit SysfsGlobals* g_sysfs = nullptr;
+
+Result<void> accept_one(Input& in)
+{
+    if (!(in.line() == "1"))
+        return Error(err::kInval);
+    return {};
+}
+
+}  // namespace
+
+// Path files are handlers on Path itself (sysfs binds them to the owner).
+Result<void> Path::show_hca_name(Output& out)
+{
+    out.print("%s\n", device_.name());
+    return {};
+}
+
+Result<void> Path::show_hca_port(Output& out)
+{
+    out.print("%u\n", connections_[0] ? connections_[0]->connection().cm_id().port() : 0u);
+    return {};
+}
+
+Result<void> Path::show_address(Output& out, bool client_side)
+{
+    ServerConnection* service = connections_[0];
+    if (!service) {
+        out.append(kUnknownAddressText);
+        out.append("\n");
+        return {};
+    }
+    // On the server, the CM's destination is the client.
+    ib::CmId& id = service->connection().cm_id();
+    ib::SockAddr raw = client_side ? id.destination_address() : id.source_address();
+    auto converted = raw.to_addr();
+    Address address;
+    if (converted.is_ok()) {
+        address.family = AddressFamily(converted.value().family);
+        copy_bytes(address.bytes, converted.value().bytes, sizeof(address.bytes));
+    }
+    auto written = format_address(address, out.remaining());
+    if (written.is_ok())
+        out.commit(written.value());
+    else
+        out.append(kUnknownAddressText);
+    out.append("\n");
+    return {};
+}
+
+Result<void> Path::show_src_addr(Output& out) { return show_address(out, true); }
+Result<void> Path::show_dst_addr(Output& out) { return show_address(out, false); }
+
+Result<void> Path::store_disconnect(Input& in)
+{
+    CXXRT_TRY(accept_one(in));
+    schedule_close("disconnect requested through sysfs");
+    return {};
+}
+
+Result<void> Path::gather_stats(ServerCpuStats*& array, u32& count)
+{
+    count = nr_cpu_ids();
+    array = allocate_array<ServerCpuStats>(Gfp::kernel(), count);
+    if (!array)
+        return Error(err::kNoMem);
+    cpu_stats_.for_each_possible([array](unsigned cpu, ServerCpuStats& stats) { array[cpu] = stats; });
+    return {};
+}
+
+Result<void> Path::show_rdma(Output& out)
+{
+    ServerCpuStats* array = nullptr;
+    u32 count = 0;
+    CXXRT_TRY(gather_stats(array, count));
+    out.commit(format_server_rdma(Span<const ServerCpuStats>(array, count), inflight_.load(), out.remaining()));
+    free_array(array);
+    return {};
+}
+
+// Stats writes take "1" (upstream) or "0" (seed 000, which names "0" as the
+// reset value for every server stats file); both reset, nothing else does.
+Result<void> Path::store_rdma(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_rdma(Span<ServerCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::store_wc_completion(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible(
+        [](unsigned, ServerCpuStats& stats) { reset_completions(Span<ServerCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::store_reset_all(Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_all(Span<ServerCpuStats>(&stats, 1)); });
+    return {};
+}
+
+Result<void> Path::show_wc_completion(Output& out)
+{
+    ServerCpuStats* array = nullptr;
+    u32 count = 0;
+    CXXRT_TRY(gather_stats(array, count));
+    out.commit(format_server_completions(Span<const ServerCpuStats>(array, count), out.remaining()));
+    free_array(array);
+    return {};
+}
+
+namespace {
+
+constexpr sysfs::Attribute<Path> kPathAttributes[] = {
+    {"hca_name", 0444, &Path::show_hca_name, nullptr},
+    {"hca_port", 0444, &Path::show_hca_port, nullptr},
+    {"src_addr", 0444, &Path::show_src_addr, nullptr},
+    {"dst_addr", 0444, &Path::show_dst_addr, nullptr},
+    {"disconnect", 0644, nullptr, &Path::store_disconnect, "Usage: echo 1 > disconnect\n"},
+};
+constexpr sysfs::GroupSpec kPathGroup = sysfs::group(kPathAttributes);
+
+constexpr sysfs::Attribute<Path> kStatsAttributes[] = {
+    {"rdma", 0644, &Path::show_rdma, &Path::store_rdma},
+    {"wc_completion", 0644, &Path::show_wc_completion, &Path::store_wc_completion},
+    {"reset_all", 0644, nullptr, &Path::store_reset_all, "echo 1 to reset all statistics\n"},
+};
+constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
+
+}  // namespace
+
+Result<void> sysfs_init()
+{
+    auto* globals = allocate<SysfsGlobals>(Gfp::kernel());
+    if (!globals)
+        return Error(err::kNoMem);
+    auto fail = [globals](Error e) {
+        destroy(globals);
+        return e;
+    };
+    auto cls = sysfs::DeviceClass::create("rtrs-server");
+    if (cls.is_error())
+        return fail(cls.error());
+    globals->device_class = cls.release_value();
+    auto path_group = sysfs::Group::create(kPathGroup, sysfs::Flavour::kKobject);
+    auto stats_group = sysfs::Group::create(kStatsGroup, sysfs::Flavour::kKobject);
+    if (path_group.is_error() || stats_group.is_error())
+        return fail(Error(err::kNoMem));
+    globals->path_group = path_group.release_value();
+    globals->stats_group = stats_group.release_value();
+    g_sysfs = globals;
+    return {};
+}
+
+void sysfs_exit()
+{
+    destroy(exchange(g_sysfs, nullptr));
+}
+
+Result<void> SessionSysfs::create(Session& session)
+{
+    device_ = CXXRT_TRY(sysfs::Device::create(g_sysfs->device_class, nullptr, session.name(), &session));
+    auto paths = paths_.add(&session, sysfs::KobjRef(device_), "paths", nullptr);
+    if (paths.is_error())
+        device_.reset();
+    return paths;
+}
+
+void SessionSysfs::remove()
+{
+    paths_.remove();
+    device_.reset();
+}
+
+Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
+{
+    char name[kMaxPathNameLength + 1];
+    ServerConnection* service = path.connection(0);
+    if (!service)
+        return Error(err::kInval);
+    ib::CmId& id = service->connection().cm_id();
+    Address client, server;
+    auto client_addr = id.destination_address().to_addr();
+    auto server_addr = id.source_address().to_addr();
+    if (client_addr.is_error() || server_addr.is_error())
+        return Error(err::kInval);
+    client.family = AddressFamily(client_addr.value().family);
+    copy_bytes(client.bytes, client_addr.value().bytes, sizeof(client.bytes));
+    server.family = AddressFamily(server_addr.value().family);
+    copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
+    size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
+    CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
+    copy_bytes(name_, name, min(length, sizeof(name_) - 1));
+    auto stats = stats_.add(&path, sysfs::KobjRef(directory_.kobject()), "stats", &g_sysfs->stats_group);
+    if (stats.is_error())
+        directory_.remove();
+    return stats;
+}
+
+void PathSysfs::remove()
+{
+    stats_.remove();
+    directory_.remove();
+}
+
+}  // namespace rtrs::srv

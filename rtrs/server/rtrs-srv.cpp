@@ -1,0 +1,147 @@
+// rtrs-server module: parameters, lifecycle, and the C API upcalls behind
+// include/rtrs/rtrs-api.h (exported from rtrs-srv-mod.c).
+#include <cxxrt/log.hpp>
+#include <cxxrt/text.hpp>
+#include <cxxrt/module-api.h>
+#include "rtrs/server/rtrs-srv-kapi.h"
+#include "rtrs/server/rtrs-srv.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::srv {
+
+namespace {
+constinit Params g_params{};
+}
+
+constinit Faults g_faults = {};
+constinit Counters g_counters = {};
+
+const Params& params()
+{
+    return g_params;
+}
+
+void set_params(const Params& chosen)
+{
+    g_params = chosen;
+}
+
+}  // namespace rtrs::srv
+
+using namespace cxxrt;
+using namespace rtrs::srv;
+
+extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate, int max_sessions,
+                                 int info_timeout_ms) noexcept
+{
+    ParamError why = ParamError::kNone;
+    auto checked = make_params(max_chunk_size, sess_queue_depth, always_invalidate, &why);
+    Params chosen = checked.is_ok() ? checked.value() : Params{};
+    if (checked.is_ok()) {
+        auto limits = set_limits(chosen, max_sessions, info_timeout_ms, &why);
+        if (limits.is_error()) {
+            if (why == ParamError::kMaxSessions)
+                log::err("max_sessions=%d: must be 1..%u", max_sessions, Params::kMaxMaxSessions);
+            else
+                log::err("info_timeout_ms=%d: must be %u..%u", info_timeout_ms, Params::kMinInfoTimeoutMs,
+                         Params::kMaxInfoTimeoutMs);
+            return limits.to_errno();
+        }
+    }
+    if (checked.is_error()) {
+        switch (why) {
+        case ParamError::kChunkSize:
+            log::err("max_chunk_size=%d: must be a power of two >= %u", max_chunk_size, Params::kMinChunkSize);
+            break;
+        case ParamError::kQueueDepth:
+            log::err("sess_queue_depth=%d: must be 1..%u", sess_queue_depth, Params::kMaxQueueDepth);
+            break;
+        default:
+            log::err("sess_queue_depth=%d with max_chunk_size=%d needs more than 28 immediate bits", sess_queue_depth,
+                     max_chunk_size);
+            break;
+        }
+        return checked.to_errno();
+    }
+    set_params(chosen);
+    int rc = cxxrt_module_init();
+    if (rc)
+        return rc;
+    // /sys/kernel/debug/rtrs_server/: the fault knobs and the resource counters.
+    const cxxrt::debugfs::File files[] = {
+        {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
+        {"fault_drop_heartbeat_acks", &g_faults.drop_heartbeat_acks},
+        {"fault_id_delay_ms", &g_faults.id_delay_ms},
+        {"fault_ack_timeout", &g_faults.ack_timeout},
+        {"sessions", &g_counters.sessions},
+        {"paths", &g_counters.paths},
+        {"chunk_bytes", &g_counters.chunk_bytes},
+        {"registered_chunk_bytes", &g_counters.registered_chunk_bytes},
+        {"refused_connects", &g_counters.refused_connects},
+    };
+    cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
+    auto sysfs = sysfs_init();
+    if (sysfs.is_error()) {
+        (void)cxxrt_module_exit();
+        return sysfs.to_errno();
+    }
+    log::info("loaded, protocol 2.0: max_chunk_size %u (IO %u + headers %u), sess_queue_depth %u, always_invalidate %d, "
+              "max_sessions %u, info_timeout_ms %u",
+              params().chunk_size, params().max_io_size(), Params::kMaxHeaderSize, params().queue_depth,
+              int(params().always_invalidate), params().max_sessions, params().info_timeout_ms);
+    return 0;
+}
+
+extern "C" void rtrs_srv_cxx_exit(void) noexcept
+{
+    sysfs_exit();
+    (void)cxxrt_module_exit();
+    log::info("unloaded");
+}
+
+extern "C" rtrs_server_context* rtrs_srv_cxx_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
+{
+    if (!callbacks || !callbacks->io)
+        return reinterpret_cast<rtrs_server_context*>(long(-err::kInval));
+    Context* context = allocate<Context>(Gfp::kernel(), *callbacks, port);
+    if (!context)
+        return reinterpret_cast<rtrs_server_context*>(long(-err::kNoMem));
+    auto listening = context->listen();
+    if (listening.is_error()) {
+        destroy(context);
+        return reinterpret_cast<rtrs_server_context*>(long(listening.to_errno()));
+    }
+    return reinterpret_cast<rtrs_server_context*>(context);
+}
+
+extern "C" void rtrs_srv_cxx_close(rtrs_server_context* handle) noexcept
+{
+    auto* context = reinterpret_cast<Context*>(handle);
+    context->shut_down();
+    destroy(context);
+}
+
+extern "C" void rtrs_srv_cxx_set_session_context(rtrs_server_session* handle, void* user_context) noexcept
+{
+    reinterpret_cast<Session*>(handle)->user_context = user_context;
+}
+
+extern "C" int rtrs_srv_cxx_session_name(rtrs_server_session* handle, char* buffer, unsigned int size) noexcept
+{
+    if (!size)
+        return -err::kInval;
+    cxxrt::TextBuffer text(cxxrt::Span<char>(buffer, size));
+    text.append(cxxrt::StringView(reinterpret_cast<Session*>(handle)->name()));
+    return int(text.length());
+}
+
+extern "C" unsigned int rtrs_srv_cxx_queue_depth(rtrs_server_session*) noexcept
+{
+    return params().queue_depth;
+}
+
+extern "C" void rtrs_srv_cxx_respond(rtrs_server_io* handle, int error) noexcept
+{
+    auto* io = reinterpret_cast<ServerIo*>(handle);
+    io->path->respond(*io, error);
+}

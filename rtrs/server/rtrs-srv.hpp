@@ -1,0 +1,385 @@
+// The RTRS server: listens for RTRS clients, keeps their sessions and
+// paths, owns the chunks clients write into, and hands each incoming IO to
+// its user (rnbd-server) through include/rtrs/rtrs-api.h.
+//
+// Object tree (all owned downwards, freed bottom-up in process context):
+//   Context (one per rtrs_server_open: a listener and its sessions)
+//     Session (one per client session, keyed by the client's paths uuid)
+//       chunk memory[queue_depth] (shared by the session's paths, as upstream)
+//       Path (one per client path, keyed by its path uuid)
+//         ServerConnection[cid_num] (cm_id + CQ + QP each)
+//         a DMA mapping of each session chunk for the path's device + one
+//         fast-reg MR per chunk (each path announces its own rkeys)
+//         ServerIo[queue_depth] (the state of the IO in each chunk)
+//
+// Contexts: CM events and path setup/teardown run in process context;
+// completions of IO connections run in softirq, those of connection 0
+// (INFO_REQ, heartbeats) in a kworker. Locking: Context::mutex_ guards the
+// session and path lists and is held only for list work, never across
+// allocation or registration (a slow setup must not stall other clients'
+// INFO exchanges or teardowns); Path::setup_mutex_ orders the setup of one
+// path. Everything on the IO path is per path and lock-free (atomics), and
+// ib_post_send serialises on the QP itself. What a client may send when is
+// decided by PathProtocol (rtrs-srv-protocol.hpp).
+#pragma once
+
+#include <cxxrt/atomic.hpp>
+#include <cxxrt/debugfs.hpp>
+#include <cxxrt/time.hpp>
+#include <cxxrt/list.hpp>
+#include <cxxrt/ref_counted.hpp>
+#include <cxxrt/sync.hpp>
+#include <cxxrt/unique_ptr.hpp>
+#include <cxxrt/wait.hpp>
+#include <cxxrt/work.hpp>
+#include <rtrs/rtrs-api.h>
+#include "kernel/ib/memory.hpp"
+#include "kernel/ib/verbs.hpp"
+#include "rtrs/core/rtrs-codec.hpp"
+#include "rtrs/core/rtrs-heartbeat.hpp"
+#include "rtrs/core/rtrs-srv-params.hpp"
+#include "rtrs/core/rtrs-srv-protocol.hpp"
+#include "rtrs/server/rtrs-srv-sysfs.hpp"
+#include "rtrs/core/rtrs-stats.hpp"
+#include <cxxrt/percpu.hpp>
+#include <cxxrt/sysfs.hpp>
+
+namespace rtrs::srv {
+
+using cxxrt::Error;
+using cxxrt::Gfp;
+using cxxrt::Result;
+using cxxrt::u16;
+using cxxrt::u32;
+using cxxrt::u64;
+using cxxrt::u8;
+using cxxrt::UniquePtr;
+
+class Context;
+class Session;
+class Path;
+class ServerConnection;
+
+// Fault injection for tests (debugfs <module>/fault_*; all 0 = inert).
+struct Faults {
+    cxxrt::debugfs::Number drop_heartbeats;      // do not send our heartbeats
+    cxxrt::debugfs::Number drop_heartbeat_acks;  // do not answer the client's heartbeats
+    // Non-zero: the local ACK timeout (4.096 us * 2^n) of connections
+    // accepted from now on. 1 makes the retransmit timer fire after one
+    // jiffy, so rxe retransmits often (spuriously) under load.
+    cxxrt::debugfs::Number ack_timeout;
+    // A closing path sleeps this long right after destroying its cm_ids:
+    // anything freed later would outlive a removed device (rxe WARNs in
+    // rxe_pool_cleanup).
+    cxxrt::debugfs::Number id_delay_ms;
+};
+extern constinit Faults g_faults;
+
+// Server-wide resource counters (debugfs <module>/; updated atomically).
+struct Counters {
+    cxxrt::debugfs::Number sessions;                // sessions listed
+    cxxrt::debugfs::Number paths;                   // paths allocated (closing ones included)
+    cxxrt::debugfs::Number chunk_bytes;             // chunk memory the sessions hold
+    cxxrt::debugfs::Number registered_chunk_bytes;  // chunk bytes behind a path's MR (per path)
+    cxxrt::debugfs::Number refused_connects;        // connect requests refused
+};
+extern constinit Counters g_counters;
+
+// Module-wide parameters, fixed at load.
+const Params& params();
+void set_params(const Params& chosen);
+
+// The state of the IO occupying one chunk of one path. Its address is the
+// opaque `struct rtrs_server_io *` the user answers with.
+class ServerIo final : cxxrt::Pinned {
+public:
+    ServerIo() = default;
+
+    Path* path = nullptr;
+    ServerConnection* connection = nullptr;  // where the request came in, where the answer goes
+    u32 chunk_id = 0;
+    u32 offset = 0;
+    bool is_read = false;
+    bool has_descriptor = false;
+    bool need_invalidate = false;
+    codec::SgEntry descriptor{};
+    cxxrt::Atomic<bool> busy{false};
+
+    void on_invalidated(const ib::WorkCompletion& wc);
+    void on_response_sent(const ib::WorkCompletion& wc);
+
+    ib::Completion invalidate_done{ib::Completion::member<ServerIo, &ServerIo::on_invalidated>, this};
+    ib::Completion response_done{ib::Completion::member<ServerIo, &ServerIo::on_response_sent>, this};
+};
+
+// One posted receive with a buffer (connection 0: INFO_REQ and IO).
+struct ReceiveSlot {
+    ServerConnection* connection = nullptr;
+    u32 index = 0;
+    void on_received(const ib::WorkCompletion& wc);
+    ib::Completion done{ib::Completion::member<ReceiveSlot, &ReceiveSlot::on_received>, this};
+};
+
+class ServerConnection final : public ib::CmEventHandler, cxxrt::Pinned {
+public:
+    static constexpr u32 kReceiveSize = 512;  // >= INFO_REQ (272)
+
+    ServerConnection(Path& path, u16 cid) : path_(path), cid_(cid) {}
+    ~ServerConnection();
+
+    // Adopts the connect request's id, creates CQ/QP and receive buffers,
+    // posts the receives. Process context (the listener's CM handler).
+    [[nodiscard]] Result<void> setup(ib::IncomingConnection& incoming, cxxrt::RefPtr<ib::ProtectionDomain> pd);
+
+    void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
+
+    // Completion of a zero-length receive (IO connections): an immediate.
+    void on_immediate(const ib::WorkCompletion& wc);
+    void handle_immediate(const ib::WorkCompletion& wc);
+    [[nodiscard]] Result<void> repost_receive(ReceiveSlot* slot);
+    void on_send_done(const ib::WorkCompletion& wc);
+
+    Path& path() { return path_; }
+    u16 cid() const { return cid_; }
+    ib::Connection& connection() { return *connection_; }
+    ib::QueuePair& qp() { return connection_->qp(); }
+    // Taken (irqsave) around every post on this QP. When rxe (Debian 6.1,
+    // rxe_req.c: req_retry) retransmits it rewinds to the oldest
+    // unacknowledged WR and executes again every local operation behind it:
+    // a REG_MR run twice fails ("mr->lkey ... not free") and kills the QP.
+    // So a REG_MR goes right behind a LOCAL_INV (which rxe fences until
+    // every earlier WR completed), and this lock keeps another context's
+    // send from landing between the two.
+    cxxrt::SpinLock& post_lock() { return post_lock_; }
+    // LOCAL_INV of the region's current key, then REG_MR with a new key,
+    // both unsignalled; call with post_lock() held.
+    [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access);
+    bool established() const { return established_.load(); }
+    void disconnect();
+    void drain();
+    // Frees the QP, CQ and receive buffer but keeps the cm_id (see
+    // Path::~Path for why the ids go last).
+    void release_queues();
+    // Inside the listener's handler, for a request being refused after adopt.
+    void abandon();
+
+private:
+    friend struct ReceiveSlot;
+    Path& path_;
+    u16 cid_;
+    UniquePtr<ib::Connection> connection_;
+    // Connection 0 receives into buffers; IO connections use empty receives.
+    UniquePtr<ib::DmaBuffer> receive_buffer_;
+    ReceiveSlot* slots_ = nullptr;
+    u32 slot_count_ = 0;
+    cxxrt::Atomic<bool> established_{false};
+    // Held around every post on this QP (see post_lock()).
+    cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::srv::ServerConnection::post_lock_">};
+    ib::Completion immediate_done_{ib::Completion::member<ServerConnection, &ServerConnection::on_immediate>, this};
+
+public:
+    // Signalled control sends (INFO_RSP, heartbeats): errors close the path.
+    ib::Completion send_done{ib::Completion::member<ServerConnection, &ServerConnection::on_send_done>, this};
+};
+
+class Path final : cxxrt::Pinned {
+public:
+    Path(Session& session, const codec::ConnReqFields& request, const ib::IncomingConnection& first);
+    ~Path();
+
+    // Allocates connections, chunks, MRs, IO slots on `device`. Process
+    // context, setup_mutex() held, Context::mutex() not held.
+    [[nodiscard]] Result<void> init(ib::Device device);
+    bool initialized() const { return initialized_; }
+    // A connect request for connection `cid` of this path (setup_mutex() held).
+    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid);
+    cxxrt::Mutex& setup_mutex() { return setup_mutex_; }
+    // A connect request found this path under Context::mutex() and sets it
+    // up after dropping that lock: the path's teardown waits for it.
+    void begin_setup() { setups_.fetch_add(1); }
+    void end_setup();
+    // The client side and server side addresses match (upstream refuses a
+    // second path of a session between the same two addresses).
+    bool same_addresses(const ib::IncomingConnection& incoming) const;
+
+    void connection_established(ServerConnection& connection);
+    // Connection 0 received an INFO_REQ the protocol allows: keeps a copy
+    // and hands it to the setup work (the chunks may not be ready yet).
+    void info_request_received(cxxrt::ConstByteSpan message);
+    // The setup work: name the session, publish the chunks.
+    void handle_info_request(cxxrt::ConstByteSpan message);
+    // An immediate arrived (on any connection): IO request or heartbeat.
+    void handle_io_request(ServerConnection& connection, u32 imm);
+    void process_io(ServerIo& io);
+    void respond(ServerIo& io, int error);
+    [[nodiscard]] Result<void> post_answer(ServerIo& io, int error);
+    void io_finished(ServerIo& io);
+
+    // Any context: starts an asynchronous close (idempotent).
+    void schedule_close(const char* reason);
+    bool is_closing() const { return protocol_.closed(); }
+    bool is_connected() const { return protocol_.ready(); }
+    PathProtocol& protocol() { return protocol_; }
+    // Applies a verdict of the protocol state machine.
+    void enforce(Verdict verdict, const char* what, u16 cid);
+
+    Session& session() { return session_; }
+    const char* sysfs_name() const { return sysfs_.name(); }
+    const ib::Device& device() const { return device_; }
+    const codec::ChunkGeometry& geometry() const { return geometry_; }
+    const u8* uuid() const { return uuid_.bytes; }
+    u16 connection_count() const { return connection_count_; }
+    u16 reconnect_count() const { return reconnect_count_; }
+    Heartbeat& heartbeat() { return heartbeat_; }
+    ServerConnection* connection(u16 cid) { return cid < connection_count_ ? connections_[cid] : nullptr; }
+
+    cxxrt::ListNode session_node;
+
+    // sysfs handlers (rtrs-srv-sysfs.cpp).
+    Result<void> show_hca_name(cxxrt::sysfs::Output& out);
+    Result<void> show_hca_port(cxxrt::sysfs::Output& out);
+    Result<void> show_src_addr(cxxrt::sysfs::Output& out);
+    Result<void> show_dst_addr(cxxrt::sysfs::Output& out);
+    Result<void> store_disconnect(cxxrt::sysfs::Input& in);
+    Result<void> show_rdma(cxxrt::sysfs::Output& out);
+    Result<void> store_rdma(cxxrt::sysfs::Input& in);
+    Result<void> show_wc_completion(cxxrt::sysfs::Output& out);
+    Result<void> store_wc_completion(cxxrt::sysfs::Input& in);
+    Result<void> store_reset_all(cxxrt::sysfs::Input& in);
+    // A poll of an IO connection's CQ reaped `completions` (softirq):
+    // stats/wc_completion.
+    static void count_batch(void* path, u32 completions, bool polled);
+
+private:
+    friend class ServerConnection;
+    friend class ServerIo;
+    void close_now();
+    Result<void> show_address(cxxrt::sysfs::Output& out, bool client_side);
+    Result<void> gather_stats(ServerCpuStats*& array, u32& count);
+    void publish_sysfs();
+    void send_heartbeat();
+    void info_deadline_passed();
+    void run_setup_work();
+    Result<void> prepare_chunks();
+    void announce_session();
+
+    Session& session_;
+    wire::Uuid uuid_;
+    u16 connection_count_;
+    u16 reconnect_count_;
+    PathProtocol protocol_;
+    bool initialized_ = false;
+    cxxrt::Mutex setup_mutex_{cxxrt::lock_class<"rtrs::srv::Path::setup_mutex_">};
+    cxxrt::Atomic<u32> setups_{0};
+    ib::SockAddr server_address_;
+    ib::SockAddr client_address_;
+    cxxrt::Atomic<u32> established_count_{0};
+    ib::Device device_;
+    cxxrt::RefPtr<ib::ProtectionDomain> pd_;
+    codec::ChunkGeometry geometry_{};
+    ServerConnection** connections_ = nullptr;
+    UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;  // this path's mappings of the session's chunks
+    UniquePtr<ib::MemoryRegion>* chunk_regions_ = nullptr;
+    u32 registered_chunks_ = 0;
+    cxxrt::Atomic<bool> chunks_ready_{false};
+    cxxrt::Atomic<bool> info_pending_{false};
+    u8 info_request_[ServerConnection::kReceiveSize] = {};
+    u32 info_request_length_ = 0;
+    ServerIo* ios_ = nullptr;
+    codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
+    UniquePtr<ib::DmaBuffer> info_response_;
+    UniquePtr<ib::DmaBuffer> rkey_responses_;  // queue_depth RKEY_RSP messages
+    cxxrt::Atomic<u32> inflight_{0};           // IOs handed to the user, not yet answered
+    cxxrt::WaitQueue idle_{cxxrt::lock_class<"rtrs::srv::Path::idle_">};
+    Heartbeat heartbeat_;
+    cxxrt::PerCpu<ServerCpuStats> cpu_stats_;
+    PathSysfs sysfs_;
+    cxxrt::DelayedWork heartbeat_work_{cxxrt::lock_class<"rtrs::srv::Path::heartbeat_work_">,
+                                       cxxrt::Callback::to<&Path::send_heartbeat>(this)};
+    cxxrt::DelayedWork info_deadline_work_{cxxrt::lock_class<"rtrs::srv::Path::info_deadline_work_">,
+                                           cxxrt::Callback::to<&Path::info_deadline_passed>(this)};
+    cxxrt::Work close_work_{cxxrt::lock_class<"rtrs::srv::Path::close_work_">,
+                            cxxrt::Callback::to<&Path::close_now>(this)};
+    cxxrt::Work setup_work_{cxxrt::lock_class<"rtrs::srv::Path::setup_work_">,
+                            cxxrt::Callback::to<&Path::run_setup_work>(this)};
+};
+
+class Session final : cxxrt::Pinned {
+public:
+    Session(Context& context, const wire::Uuid& uuid) : context_(context), uuid_(uuid) {}
+    ~Session();
+
+    // The session's chunk memory, allocated once by the first path's setup
+    // (process context, may sleep); every path maps the same chunks.
+    [[nodiscard]] Result<void> ensure_chunks();
+    u8* chunk(u32 index) const { return chunks_[index]; }
+
+    Context& context() { return context_; }
+    const wire::Uuid& uuid() const { return uuid_; }
+    const char* name() const { return name_; }
+    bool has_name() const { return name_[0] != '\0'; }
+    // Context::mutex() held (the name is checked and set under one lock).
+    void set_name(cxxrt::StringView name);
+    void* user_context = nullptr;
+    bool announced = false;  // the user got LINK_CONNECTED
+    SessionSysfs sysfs;
+
+    // The path with this uuid that is not closing (a closing one may still
+    // be listed beside its reconnected successor).
+    Path* find_path(const wire::Uuid& uuid);
+    // Why a new path may not join this session (0 if it may).
+    int new_path_refusal(const ib::IncomingConnection& incoming);
+    using Paths = cxxrt::IntrusiveList<Path, &Path::session_node>;
+    Paths paths;
+    cxxrt::ListNode context_node;
+
+private:
+    Context& context_;
+    wire::Uuid uuid_;
+    char name_[256] = {};
+    cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
+    u8** chunks_ = nullptr;
+    u32 chunk_count_ = 0;
+};
+
+using Sessions = cxxrt::IntrusiveList<Session, &Session::context_node>;
+
+class Context final : public ib::CmEventHandler, cxxrt::Pinned {
+public:
+    Context(const rtrs_server_callbacks& callbacks, u16 port) : callbacks_(callbacks), port_(port) {}
+    ~Context();
+
+    [[nodiscard]] Result<void> listen();
+    // Closes every path of every session and waits for them to go.
+    void shut_down();
+
+    void on_cm_event(ib::CmId& id, const ib::CmEvent& event) override;
+    int on_connect_request(ib::CmId& listener, ib::IncomingConnection& incoming, const ib::CmEvent& event) override;
+
+    // A path finished closing: unlink it, and its session if it was the last.
+    void path_closed(Path& path);
+    enum class NameClaim : u8 { kOk, kTaken, kChanged };
+    // Names the session, or tells why not: another session has the name,
+    // or this one had another name. One lock for the check and the set.
+    NameClaim claim_session_name(Session& session, cxxrt::StringView name);
+    u32 session_count();
+
+    const rtrs_server_callbacks& callbacks() const { return callbacks_; }
+    cxxrt::Mutex& mutex() { return mutex_; }
+
+private:
+    Result<int> accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request);
+    Session* find_session(const wire::Uuid& uuid) CXXRT_REQUIRES(mutex_);
+    void forget_session(Session& session) CXXRT_REQUIRES(mutex_);
+
+    rtrs_server_callbacks callbacks_;
+    u16 port_;
+    UniquePtr<ib::CmId> listener_;
+    cxxrt::Mutex mutex_{cxxrt::lock_class<"rtrs::srv::Context::mutex_">};
+    Sessions sessions_ CXXRT_GUARDED_BY(mutex_);
+    u32 session_count_ CXXRT_GUARDED_BY(mutex_) = 0;
+    cxxrt::WaitQueue paths_gone_{cxxrt::lock_class<"rtrs::srv::Context::paths_gone_">};
+    bool shutting_down_ = false;
+};
+
+}  // namespace rtrs::srv

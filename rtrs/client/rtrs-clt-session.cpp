@@ -194,13 +194,6 @@ namespace {
 // when the new one gives one)?
 bool same_path(const Path& path, const rtrs_path_address& address)
 {
-    auto to_address = [](const rtrs_address& raw) {
-        Address a;
-        a.family = AddressFamily(raw.family);
-        cxxrt::copy_bytes(a.bytes, raw.bytes, sizeof(a.bytes));
-        a.scope_id = raw.scope_id;
-        return a;
-    };
     if (!same_address(to_address(path.address().destination), to_address(address.destination)) ||
         path.address().destination.port != address.destination.port)
         return false;

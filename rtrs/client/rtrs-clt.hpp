@@ -85,6 +85,18 @@ inline constexpr int kResolveTimeoutMs = 2000;
 inline constexpr u32 kDisconnectTimeoutMs = 5000;
 inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
 
+// A path end as common/rtrs-addr.hpp formats it, from the C API's
+// rtrs_address or the RDMA layer's kapi_rdma_addr (the same fields).
+template <typename RawAddress>
+Address to_address(const RawAddress& raw)
+{
+    Address address;
+    address.family = AddressFamily(raw.family);
+    cxxrt::copy_bytes(address.bytes, raw.bytes, sizeof(address.bytes));
+    address.scope_id = raw.scope_id;
+    return address;
+}
+
 // Fault injection for tests: debugfs /sys/kernel/debug/rtrs_client/fault_*
 // (u64 each, all 0 = inert). A "paths" value is a mask of path indices
 // (bit n = the session's path n, as created: the paths given at open in

@@ -1,0 +1,393 @@
+// rtrs-client: a path's IO: picking the connection, submitting a permit's
+// request (with its memory registration), polled queues, the server's
+// answers, and failing over what a dying path still holds.
+#include <cxxrt/log.hpp>
+#include "common/rtrs-addr.hpp"
+#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt.hpp"
+#include <cxxrt/enforce.hpp>
+
+namespace rtrs::clt {
+
+// --- IO ---------------------------------------------------------------------
+
+void Path::leave_submission()
+{
+    if (submitters_.fetch_sub(1) == 1)
+        submitters_idle_.wake_up_all();
+}
+
+ClientConnection* Path::io_connection(const Permit& permit)
+{
+    if (permit.poll_queue != Permit::kNotPolled && poll_connection_count_)
+        return connections_[irq_connection_count_ + u32(permit.poll_queue) % poll_connection_count_];
+    // The IO connection of the submitting CPU (cids 1..N), so completions
+    // come back on that CPU's completion vector.
+    u32 io_connections = irq_connection_count_ - 1;
+    if (io_connections == 0)
+        return connections_[0];
+    return connections_[1 + cxxrt::current_cpu_hint() % io_connections];
+}
+
+int Path::poll(u32 poll_queue)
+{
+    if (poll_connection_count_ == 0)
+        return 0;
+    submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    int reaped = 0;
+    if (connected())
+        reaped = connections_[irq_connection_count_ + poll_queue % poll_connection_count_]->poll();
+    leave_submission();
+    return reaped;
+}
+
+namespace {
+
+// Fills the permit's request scatterlist from the caller's one (the pages
+// stay where they are; only the table is copied) and DMA-maps it.
+Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32 data_length, ib::Device device,
+                        ib::DmaDirection direction)
+{
+    CXXRT_TRY(list.copy_from(user, count, data_length));
+    return list.map(device, direction);
+}
+
+}  // namespace
+
+Result<void> Path::submit(Permit& permit)
+{
+    if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
+        [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
+    submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (!connected()) {
+        leave_submission();
+        return Error(cxxrt::err::kNotConn);
+    }
+    PathRequest& request = requests_[permit.id];
+    RequestSlot& slot = table_.slot(permit.id);
+    if (slot.state() != RequestSlot::State::kIdle) {
+        leave_submission();
+        return Error(cxxrt::err::kBusy);
+    }
+    ClientConnection* connection = io_connection(permit);
+    const bool is_read = permit.direction == RTRS_READ;
+    const u32 lkey = pd_->local_dma_lkey();
+    u8* message = request.message_->data();
+    if (permit.header_length)
+        cxxrt::copy_bytes(message, permit.user_header, permit.header_length);
+
+    request.permit_ = &permit;
+    permit.path_index.store(index_, cxxrt::MemoryOrder::kRelaxed);
+    request.connection_ = connection;
+    request.sg_mapped_ = false;
+    request.pending_errno_ = 0;
+
+    int dma_entries = 0;
+    if (permit.data_length) {
+        auto mapped = map_user_sg(*request.sg_, permit.sg, permit.sg_count, permit.data_length, pd_->device(),
+                                  is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
+        if (!mapped) {
+            leave_submission();
+            return mapped.error();
+        }
+        request.sg_mapped_ = true;
+        dma_entries = mapped.value();
+    }
+
+    auto fail_submit = [&](Error error) {
+        if (request.sg_mapped_)
+            request.sg_->unmap();
+        request.sg_mapped_ = false;
+        request.permit_ = nullptr;
+        leave_submission();
+        return Result<void>(error);
+    };
+
+    RemoteChunk chunk = chunks_[permit.id];
+    chunk.rkey = __atomic_load_n(&chunks_[permit.id].rkey, __ATOMIC_RELAXED);
+    ib::Sge sges[kMaxSge];
+    u32 sge_count = 0;
+    codec::IoPlan plan;
+    u64 remote_addr = chunk.addr;
+    u32 invalid_key = 0;
+    if (is_read) {
+        auto planned = codec::plan_read(geometry_, permit.data_length, permit.header_length,
+                                        permit.data_length ? 1 : 0);
+        if (!planned)
+            return fail_submit(planned.error());
+        plan = planned.value();
+        codec::SgEntry descriptor;
+        u16 flags = 0;
+        if (permit.data_length) {
+            auto pages = request.mr_->map_sg(*request.sg_);
+            if (!pages || pages.value() != dma_entries)
+                return fail_submit(Error(cxxrt::err::kInval));
+            // The key the MR holds now (invalid: the server or we
+            // invalidated it after its last IO, or it was never registered).
+            invalid_key = request.mr_->rkey();
+            request.mr_->bump_key();
+            descriptor = codec::SgEntry{request.mr_->iova(), request.mr_->rkey(), permit.data_length};
+            flags = u16(wire::kMsgFlagNeedInvalidate);
+        }
+        auto built = codec::build_rdma_read(
+            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
+            u16(permit.header_length), flags,
+            cxxrt::Span<const codec::SgEntry>(&descriptor, permit.data_length ? 1 : 0));
+        if (!built)
+            return fail_submit(built.error());
+        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
+        // [user header][READ] sits right after the reply space.
+        remote_addr += permit.data_length;
+    } else {
+        auto planned = codec::plan_write(geometry_, permit.data_length, permit.header_length);
+        if (!planned)
+            return fail_submit(planned.error());
+        plan = planned.value();
+        if (u32(dma_entries) + 1 > kMaxSge || u32(dma_entries) + 1 > connection->qp().config().max_send_sge)
+            return fail_submit(Error(cxxrt::err::kInval));
+        for (int i = 0; i < dma_entries; ++i)
+            sges[sge_count++] = ib::Sge{request.sg_->dma_address(u32(i)), request.sg_->dma_length(u32(i)), lkey};
+        auto built = codec::build_rdma_write(
+            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
+            u16(permit.header_length));
+        if (!built)
+            return fail_submit(built.error());
+        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
+    }
+    auto imm = codec::encode_io_request_imm(geometry_, permit.id, plan.msg_offset);
+    if (!imm)
+        return fail_submit(imm.error());
+    request.message_->sync_for_device();
+
+    request.submitted_ns_ = now_ns();
+    const bool registers = is_read && permit.data_length;
+    if (!slot.start(registers, registers ? request.mr_->rkey() : 0))
+        return fail_submit(Error(cxxrt::err::kBusy));
+    inflight_.fetch_add(1);
+    {
+        cxxrt::CpuGuard cpu;
+        request.submit_cpu_ = cpu.cpu();
+        record_request(stats_.this_cpu(cpu), is_read ? Direction::kRead : Direction::kWrite,
+                       u64(permit.data_length) + permit.header_length, permit.sg_count);
+    }
+    bool registered = false;
+    auto posted = [&]() -> Result<void> {
+        cxxrt::IrqSpinGuard guard(connection->post_lock());
+        if (registers) {
+            // Behind a LOCAL_INV of the invalid key: see post_lock().
+            CXXRT_TRY(connection->qp().post_local_inv(nullptr, invalid_key, ib::kUnsignaled));
+            CXXRT_TRY(request.mr_->post_register(connection->qp(), &connection->send_done(),
+                                                 ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled));
+            registered = true;
+        }
+        return connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
+                                               ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
+                                               ib::kSignaled);
+    }();
+    if (!posted) {
+        // A registered MR stays valid: the path fails, and teardown frees it.
+        slot.abort();
+        inflight_.fetch_sub(1);
+        if (registered)
+            fail("cannot post an IO after its registration");
+        return fail_submit(posted.error());
+    }
+    g_counters.submitted.add(1);
+    leave_submission();
+    return {};
+}
+
+void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan payload)
+{
+    ConnectionRole role;
+    role.queue_depth = params_.queue_depth;
+    role.always_invalidate = new_rkey();
+    role.carries_io = cid != 0 || connection_count_ == 1;
+    const ReceiveDecision decision = classify_receive(event, payload, role);
+    const bool about_io = decision.kind == ReceiveKind::kInvalidation || decision.kind == ReceiveKind::kResponse;
+    if (about_io && !connected()) {
+        // The request table is built (connect) and torn down (teardown,
+        // after the drain) only while the path is not connected: nothing
+        // the server says about IO before then refers to a request.
+        cxxrt::log::err_ratelimited("%s: IO message on connection %u before the path is connected", name_,
+                                    u32(cid));
+        spoil_connect("IO message before the path was connected");
+        // Connected meanwhile: handled as on a connected path (it fails).
+        if (!connected())
+            return;
+    }
+    switch (decision.kind) {
+    case ReceiveKind::kInvalidation:
+        if (!table_.on_invalidation(decision.invalidated_rkey)) {
+            cxxrt::log::err_ratelimited("%s: server invalidated rkey 0x%x, which no request in flight registered",
+                                        name_, decision.invalidated_rkey);
+            fail("invalidation of an unknown rkey");
+        }
+        return;
+    case ReceiveKind::kResponse:
+        if (fault_applies(g_faults.drop_responses, index_)) [[unlikely]]
+            return;  // fault injection: a server that never answers (the IO stays in flight)
+        complete_request(decision);
+        return;
+    case ReceiveKind::kHeartbeat:
+        if (connected() && !fault_applies(g_faults.drop_heartbeat_acks, index_))
+            (void)connections_[cid]->post_heartbeat(wire::kHeartbeatAckImm);
+        return;
+    case ReceiveKind::kHeartbeatAck:
+        heartbeat_.saw_ack(now_ns());
+        return;
+    case ReceiveKind::kError:
+        break;
+    }
+    cxxrt::log::err_ratelimited("%s: protocol violation on connection %u: %s (imm 0x%x, %u bytes)", name_, u32(cid),
+                                decision.why, event.imm, event.byte_len);
+    fail(decision.why);
+}
+
+void Path::complete_request(const ReceiveDecision& response)
+{
+    const u32 id = response.id;
+    if (!requests_ || id >= requests_.size() || id >= table_.size()) {
+        cxxrt::log::err_ratelimited("%s: answer for unknown request %u", name_, id);
+        fail("answer for an unknown request");
+        return;
+    }
+    PathRequest& request = requests_[id];
+    auto answer = table_.on_response(id, response.claims_invalidated);
+    if (!answer) {
+        const bool idle = answer.error().code() == cxxrt::err::kAlready;
+        cxxrt::log::err_ratelimited("%s: %s for request %u", name_,
+                                    idle ? "answer for a request not in flight"
+                                         : "invalidation claimed for a request without registration",
+                                    id);
+        fail(idle ? "answer for a request not in flight" : "invalidation claimed without registration");
+        return;
+    }
+    if (response.claims_invalidated && answer.value().invalidate_locally)
+        cxxrt::log::warn_ratelimited("%s: request %u: the server claims an invalidation it did not perform, "
+                                     "invalidating locally", name_, id);
+    // always_invalidate: the server registered the chunk anew for the next IO.
+    if (response.has_new_rkey && chunks_)
+        __atomic_store_n(&chunks_[id].rkey, response.new_rkey, __ATOMIC_RELAXED);
+    const bool invalidate_locally = answer.value().invalidate_locally;
+    {
+        // Where the answer arrived (stats/cpu_migration).
+        BottomHalvesOff bh;
+        cxxrt::CpuGuard cpu;
+        ClientCpuStats& here = stats_.this_cpu(cpu);
+        if (cpu.cpu() != request.submit_cpu_) {
+            record_migration_to(here);
+            __atomic_fetch_add(&stats_.on(request.submit_cpu_).migrations_from, 1, __ATOMIC_RELAXED);
+        }
+    }
+    if (fault_applies(g_faults.delay_paths, index_)) {
+        const u64 delay = g_faults.delay_ms.get();
+        if (delay) {
+            // Teardown takes over a held-back response (fail_over_requests).
+            request.pending_errno_ = response.err;
+            request.pending_invalidate_locally_ = invalidate_locally;
+            (void)request.delayed_.queue_on(workqueue(), u32(delay));
+            return;
+        }
+    }
+    finish_response(request, response.err, invalidate_locally);
+}
+
+void PathRequest::on_delay_over()
+{
+    // As a submitter: the QP stays while the invalidation is posted.
+    path_.submitters_.fetch_add(1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (path_.connected())
+        path_.finish_response(*this, pending_errno_, pending_invalidate_locally_);
+    else
+        path_.finish_request(*this, pending_errno_);
+    path_.leave_submission();
+}
+
+void Path::finish_response(PathRequest& request, int error, bool invalidate_locally)
+{
+    if (invalidate_locally) {
+        // The server did not prove it invalidated our rkey: do it here
+        // before the memory goes back to the user.
+        request.pending_errno_ = error;
+        auto posted = [&] {
+            cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
+            return request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_, ib::kSignaled);
+        }();
+        if (posted)
+            return;
+        fail("cannot invalidate a read registration");
+    }
+    finish_request(request, error);
+}
+
+void Path::count_batch(void* context, u32 completions, bool polled)
+{
+    BottomHalvesOff bh;
+    static_cast<Path*>(context)->stats_.with_this_cpu([completions, polled](ClientCpuStats& stats) {
+        record_completions(stats.completions, completions);
+        if (polled)
+            record_polled(stats, completions);
+    });
+}
+
+void PathRequest::on_invalidated(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed())
+        path_.fail("local invalidate failed");
+    path_.finish_request(*this, pending_errno_);
+}
+
+void Path::finish_request(PathRequest& request, int error)
+{
+    if (request.sg_mapped_)
+        request.sg_->unmap();
+    request.sg_mapped_ = false;
+    Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+    // Idle again before the user may reuse the permit (from the callback).
+    table_.slot(request.id_).finish();
+    inflight_.fetch_sub(1);
+    if (permit) {
+        // Submission to answer, as the user sees it (stats/rdma_lat).
+        const u64 elapsed_ms = (now_ns() - request.submitted_ns_) / 1000000;
+        const Direction direction = permit->direction == RTRS_READ ? Direction::kRead : Direction::kWrite;
+        {
+            BottomHalvesOff bh;
+            stats_.with_this_cpu([&](ClientCpuStats& stats) { record_latency(stats, direction, elapsed_ms); });
+        }
+        Session::complete(*permit, error);
+    }
+}
+
+// Process context, after the drain: nothing else touches the requests.
+void Path::fail_over_requests()
+{
+    for (u32 i = 0; i < requests_.size(); ++i) {
+        PathRequest& request = requests_[i];
+        // A response held back by fault injection: the server answered it.
+        if (request.delayed_.cancel_sync()) {
+            finish_request(request, request.pending_errno_);
+            continue;
+        }
+        // In flight: never answered (an answered one finished in the drain
+        // or above). No table (its allocation failed while the path was
+        // set up): the path never carried IO.
+        if (i >= table_.size() || table_.slot(i).take() == RequestSlot::State::kIdle)
+            continue;
+        if (request.sg_mapped_)
+            request.sg_->unmap();
+        request.sg_mapped_ = false;
+        Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+        inflight_.fetch_sub(1);
+        if (!permit)
+            continue;
+        stats_.with_this_cpu([](ClientCpuStats& stats) { record_failover(stats); });
+        g_counters.failovers.add(1);
+        session_.fail_over(*permit, *this);
+    }
+}
+
+}  // namespace rtrs::clt

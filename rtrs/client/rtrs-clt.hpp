@@ -86,7 +86,7 @@ inline constexpr u32 kDisconnectTimeoutMs = 5000;
 inline constexpr u32 kReceiveSlotSize = sizeof(wire::RkeyRsp);
 
 // A path end as common/rtrs-addr.hpp formats it, from the C API's
-// rtrs_address or the RDMA layer's kapi_rdma_addr (the same fields).
+// rtrs_address or the RDMA layer's address (both carry the same fields).
 template <typename RawAddress>
 Address to_address(const RawAddress& raw)
 {

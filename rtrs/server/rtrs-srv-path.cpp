@@ -148,21 +148,32 @@ void Path::info_deadline_passed()
     schedule_close("INFO exchange timed out");
 }
 
-Path::~Path()
+void Path::cancel_works()
 {
-    const Params& p = params();
     heartbeat_work_.cancel_sync();
     info_deadline_work_.cancel_sync();
     setup_work_.cancel_sync();
+}
+
+template <typename Each>
+void Path::for_each_connection(Each&& each)
+{
+    if (!connections_)
+        return;
+    for (u16 cid = 0; cid < connection_count_; ++cid)
+        if (connections_[cid])
+            each(*connections_[cid]);
+}
+
+Path::~Path()
+{
+    const Params& p = params();
+    cancel_works();
     // Everything made on the device goes before the cm_ids: when a device
     // is removed the CM waits only until the last id on it is destroyed,
     // then the driver frees the device. An MR or the PD freed after that
     // touches freed memory (rxe WARNs in rxe_pool_cleanup about what is left).
-    if (connections_) {
-        for (u16 cid = 0; cid < connection_count_; ++cid)
-            if (connections_[cid])
-                connections_[cid]->release_queues();
-    }
+    for_each_connection([](ServerConnection& connection) { connection.release_queues(); });
     // MRs before the PD and the memory they cover.
     if (chunk_regions_) {
         for (u32 i = 0; i < p.queue_depth; ++i)
@@ -371,17 +382,9 @@ void Path::close_now()
     { MutexGuard guard(session_.context().mutex()); }
     idle_.wait([this] { return setups_.load() == 0; });
     sysfs_.remove();  // waits for running show/store handlers
-    heartbeat_work_.cancel_sync();
-    info_deadline_work_.cancel_sync();
-    setup_work_.cancel_sync();
-    if (connections_) {
-        for (u16 cid = 0; cid < connection_count_; ++cid)
-            if (connections_[cid])
-                connections_[cid]->disconnect();
-        for (u16 cid = 0; cid < connection_count_; ++cid)
-            if (connections_[cid])
-                connections_[cid]->drain();
-    }
+    cancel_works();
+    for_each_connection([](ServerConnection& connection) { connection.disconnect(); });
+    for_each_connection([](ServerConnection& connection) { connection.drain(); });
     // After the drain no receive handler can queue it again.
     setup_work_.cancel_sync();
     while (!idle_.wait_timeout([this] { return inflight_.load() == 0; }, 10000))

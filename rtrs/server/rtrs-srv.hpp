@@ -254,6 +254,11 @@ private:
     friend class ServerConnection;
     friend class ServerIo;
     void close_now();
+    // Waits for the heartbeat, INFO deadline and setup work items to finish.
+    void cancel_works();
+    // each(ServerConnection&) for every connection made so far.
+    template <typename Each>
+    void for_each_connection(Each&& each);
     Result<void> show_address(cxxrt::sysfs::Output& out, bool client_side);
     Result<void> gather_stats(ServerCpuStats*& array, u32& count);
     void publish_sysfs();

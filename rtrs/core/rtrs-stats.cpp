@@ -97,6 +97,21 @@ void append_sg_row_label(TextBuffer& text, size_t bucket)
 
 void clear_completions(CompletionCounters& counters) { counters = CompletionCounters{}; }
 
+// One counter of every CPU on one line: " v0 v1 ..." when the separator
+// comes first (the table of cpu_migration), "v0 v1 ... " otherwise.
+enum class Separator { kBefore, kAfter };
+void append_per_cpu(TextBuffer& text, Span<const ClientCpuStats> per_cpu, u32 ClientCpuStats::*counter,
+                    Separator separator)
+{
+    for (const ClientCpuStats& cpu : per_cpu) {
+        if (separator == Separator::kBefore)
+            text.append(' ');
+        text.append_unsigned(cpu.*counter);
+        if (separator == Separator::kAfter)
+            text.append(' ');
+    }
+}
+
 }  // namespace
 
 // --- recording ---
@@ -335,15 +350,9 @@ size_t format_cpu_migration(Span<const ClientCpuStats> per_cpu, Span<char> out)
         text.append_unsigned(cpu);
     }
     text.append(StringView("\nfrom:", 6));
-    for (const ClientCpuStats& cpu : per_cpu) {
-        text.append(' ');
-        text.append_unsigned(cpu.migrations_from);
-    }
+    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_from, Separator::kBefore);
     text.append(StringView("\nto  :", 6));
-    for (const ClientCpuStats& cpu : per_cpu) {
-        text.append(' ');
-        text.append_unsigned(cpu.migrations_to);
-    }
+    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_to, Separator::kBefore);
     text.append('\n');
     return text.length();
 }
@@ -351,10 +360,7 @@ size_t format_cpu_migration(Span<const ClientCpuStats> per_cpu, Span<char> out)
 size_t format_cpu_migration_from(Span<const ClientCpuStats> per_cpu, Span<char> out)
 {
     TextBuffer text(out);
-    for (const ClientCpuStats& cpu : per_cpu) {
-        text.append_unsigned(cpu.migrations_from);
-        text.append(' ');
-    }
+    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_from, Separator::kAfter);
     text.append('\n');
     return text.length();
 }
@@ -362,10 +368,7 @@ size_t format_cpu_migration_from(Span<const ClientCpuStats> per_cpu, Span<char> 
 size_t format_cpu_migration_to(Span<const ClientCpuStats> per_cpu, Span<char> out)
 {
     TextBuffer text(out);
-    for (const ClientCpuStats& cpu : per_cpu) {
-        text.append_unsigned(cpu.migrations_to);
-        text.append(' ');
-    }
+    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_to, Separator::kAfter);
     text.append('\n');
     return text.length();
 }

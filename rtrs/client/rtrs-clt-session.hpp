@@ -107,7 +107,7 @@ private:
     Atomic<u8> policy_{u8(PathPolicy::kMinInflight)};
     cxxrt::PerCpu<u32> cursors_;
     Atomic<u32> connected_paths_{0};
-    bool link_down_reported_ = false;
+    bool link_down_reported_ CXXRT_GUARDED_BY(setup_) = false;
     IoHold hold_ CXXRT_GUARDED_BY(setup_);
     cxxrt::DelayedWork hold_work_{cxxrt::lock_class<"rtrs::clt::Session::hold_work_">,
                                   cxxrt::Callback::to<&Session::hold_expiry>(this)};

@@ -344,7 +344,7 @@ private:
     char name_[256] = {};
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
     u8** chunks_ = nullptr;
-    u32 chunk_count_ = 0;
+    u32 chunk_count_ CXXRT_GUARDED_BY(chunks_mutex_) = 0;  // chunks_ itself is read unlocked once ensure_chunks() made it
 };
 
 using Sessions = cxxrt::IntrusiveList<Session, &Session::context_node>;

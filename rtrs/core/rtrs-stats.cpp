@@ -97,6 +97,15 @@ void append_sg_row_label(TextBuffer& text, size_t bucket)
 
 void clear_completions(CompletionCounters& counters) { counters = CompletionCounters{}; }
 
+// "a b\n", the shape of most two-number attributes.
+void append_pair_line(TextBuffer& text, u64 first, u64 second)
+{
+    text.append_unsigned(first);
+    text.append(' ');
+    text.append_unsigned(second);
+    text.append('\n');
+}
+
 // One counter of every CPU on one line: " v0 v1 ..." when the separator
 // comes first (the table of cpu_migration), "v0 v1 ... " otherwise.
 enum class Separator { kBefore, kAfter };
@@ -300,10 +309,7 @@ size_t format_client_rdma(Span<const ClientCpuStats> per_cpu, u32 inflight, Span
     TextBuffer text(out);
     append_directions(text, totals);
     text.append(' ');
-    text.append_unsigned(inflight);
-    text.append(' ');
-    text.append_unsigned(totals.failovers);
-    text.append('\n');
+    append_pair_line(text, inflight, totals.failovers);
     return text.length();
 }
 
@@ -423,10 +429,7 @@ size_t format_rdma_latency(Span<const ClientCpuStats> per_cpu, Span<char> out)
             text.append_unsigned(u64(1) << kLatencyMaxLog, 5);
         }
         text.append(StringView(" ms: ", 5));
-        text.append_unsigned(reads);
-        text.append(' ');
-        text.append_unsigned(writes);
-        text.append('\n');
+        append_pair_line(text, reads, writes);
     }
     u64 max_read = 0;
     u64 max_write = 0;
@@ -437,10 +440,7 @@ size_t format_rdma_latency(Span<const ClientCpuStats> per_cpu, Span<char> out)
             max_write = cpu.latency_max_write_ms;
     }
     text.append(StringView(" maximum ms: ", 13));
-    text.append_unsigned(max_read);
-    text.append(' ');
-    text.append_unsigned(max_write);
-    text.append('\n');
+    append_pair_line(text, max_read, max_write);
     return text.length();
 }
 
@@ -448,10 +448,7 @@ size_t format_client_completions(Span<const ClientCpuStats> per_cpu, Span<char> 
 {
     CompletionCounters sum = sum_completions(per_cpu);
     TextBuffer text(out);
-    text.append_unsigned(sum.max_per_call);
-    text.append(' ');
-    text.append_unsigned(sum.calls ? sum.total / sum.calls : 0);
-    text.append('\n');
+    append_pair_line(text, sum.max_per_call, sum.calls ? sum.total / sum.calls : 0);
     return text.length();
 }
 
@@ -461,10 +458,7 @@ size_t format_server_completions(Span<const ServerCpuStats> per_cpu, Span<char> 
     TextBuffer text(out);
     text.append_unsigned(sum.max_per_call);
     text.append(' ');
-    text.append_unsigned(sum.total);
-    text.append(' ');
-    text.append_unsigned(sum.calls);
-    text.append('\n');
+    append_pair_line(text, sum.total, sum.calls);
     return text.length();
 }
 
@@ -477,10 +471,7 @@ size_t format_client_polled(Span<const ClientCpuStats> per_cpu, Span<char> out)
         polls = wrapping_add(polls, cpu.polled.polls);
     }
     TextBuffer text(out);
-    text.append_unsigned(completions);
-    text.append(' ');
-    text.append_unsigned(polls);
-    text.append('\n');
+    append_pair_line(text, completions, polls);
     return text.length();
 }
 

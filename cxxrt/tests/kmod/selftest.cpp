@@ -16,6 +16,7 @@
 #include <cxxrt/unique_ptr.hpp>
 #include <cxxrt/wait.hpp>
 #include <cxxrt/work.hpp>
+#include "cxxrt/tests/kmod/expect.hpp"
 #include <cxxrt/enforce.hpp>
 
 extern "C" int cxxrt_selftest_run(bool leak_on_exit) noexcept;
@@ -23,14 +24,6 @@ extern "C" int cxxrt_selftest_run(bool leak_on_exit) noexcept;
 namespace {
 
 using namespace cxxrt;
-
-#define EXPECT(condition)                                                          \
-    do {                                                                           \
-        if (!(condition)) {                                                        \
-            log::err("#   check failed: %s (%s:%d)", #condition, __FILE__, __LINE__); \
-            return false;                                                          \
-        }                                                                          \
-    } while (0)
 
 struct Element {
     explicit Element(int v) : value(v) {}

@@ -14,6 +14,7 @@
 #include "rnbd/core/rnbd-codec.hpp"
 #include "common/rtrs-addr.hpp"
 #include "rtrs/tests/kmod/rtrs-test-proto.hpp"
+#include "cxxrt/tests/kmod/expect.hpp"
 #include <cxxrt/enforce.hpp>
 
 extern "C" {
@@ -32,14 +33,6 @@ constexpr unsigned long kIoTimeoutMs = 30000;
 constexpr u32 kUserHeaderSize = 512;
 constexpr u32 kMaxSgEntries = 4;
 constexpr int kServerError = 30;  // EROFS: what the store's kFail is asked to answer
-
-#define EXPECT(condition)                                                               \
-    do {                                                                                \
-        if (!(condition)) {                                                             \
-            log::err("#   check failed: %s (%s:%d)", #condition, __FILE__, __LINE__);   \
-            return false;                                                               \
-        }                                                                               \
-    } while (0)
 
 // One IO's outcome; `calls` proves the done callback ran exactly once.
 struct IoResult {

@@ -15,6 +15,7 @@
 #include "kernel/ib/ib.hpp"
 #include "kernel/ib/memory.hpp"
 #include "kernel/ib/verbs.hpp"
+#include "cxxrt/tests/kmod/expect.hpp"
 #include <cxxrt/enforce.hpp>
 
 extern "C" {
@@ -42,23 +43,6 @@ constexpr u32 kImmHeartbeat = 8u << 28;     // RTRS HB_MSG
 constexpr u32 kImmHeartbeatAck = 9u << 28;  // RTRS HB_ACK
 constexpr u32 kImmReregistered = 0x00000042;
 constexpr u8 kRejectMarker = 0xee;
-
-#define EXPECT(condition)                                                           \
-    do {                                                                            \
-        if (!(condition)) {                                                         \
-            log::err("#   check failed: %s (%s:%d)", #condition, __FILE__, __LINE__); \
-            return false;                                                           \
-        }                                                                           \
-    } while (0)
-
-#define EXPECT_OK(expression)                                                                    \
-    do {                                                                                         \
-        auto&& _r = (expression);                                                                \
-        if (_r.is_error()) {                                                                     \
-            log::err("#   %s failed: %d (%s:%d)", #expression, _r.to_errno(), __FILE__, __LINE__); \
-            return false;                                                                        \
-        }                                                                                        \
-    } while (0)
 
 u8 pattern(size_t i, u8 seed)
 {

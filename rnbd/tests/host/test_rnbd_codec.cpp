@@ -8,46 +8,15 @@
 #include <vector>
 
 #include "rnbd/core/rnbd-codec.hpp"
+#include "cxxrt/tests/host/bytes.hpp"
 
 using namespace rnbd;
 using namespace rnbd::codec;
 namespace err = cxxrt::err;
+using namespace host;
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-ByteSpan span_of(Bytes& b) { return ByteSpan(b.data(), b.size()); }
-ConstByteSpan cspan_of(const Bytes& b) { return ConstByteSpan(b.data(), b.size()); }
-
-Bytes golden(std::initializer_list<uint8_t> prefix, size_t size)
-{
-    Bytes b(prefix);
-    b.resize(size, 0);
-    return b;
-}
-
-template <typename T>
-int error_of(const Result<T>& r)
-{
-    return r.is_ok() ? 0 : r.error().code();
-}
-
-void put16(Bytes& b, size_t at, uint16_t v)
-{
-    b[at] = uint8_t(v);
-    b[at + 1] = uint8_t(v >> 8);
-}
-void put32(Bytes& b, size_t at, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        b[at + i] = uint8_t(v >> (8 * i));
-}
-void put64(Bytes& b, size_t at, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i)
-        b[at + i] = uint8_t(v >> (8 * i));
-}
 
 Bytes open_bytes(wire::AccessMode mode, const char* name, wire::IoMode io = wire::IoMode::kUnspecified)
 {

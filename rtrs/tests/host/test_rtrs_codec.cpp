@@ -8,31 +8,14 @@
 #include <vector>
 
 #include "rtrs/core/rtrs-codec.hpp"
+#include "cxxrt/tests/host/bytes.hpp"
 
 using namespace rtrs;
 using namespace rtrs::codec;
 namespace err = cxxrt::err;
+using namespace host;
 
 namespace {
-
-using Bytes = std::vector<uint8_t>;
-
-ByteSpan span_of(Bytes& b) { return ByteSpan(b.data(), b.size()); }
-ConstByteSpan cspan_of(const Bytes& b) { return ConstByteSpan(b.data(), b.size()); }
-
-// Expected bytes: a prefix spelled out, the rest zero up to `size`.
-Bytes golden(std::initializer_list<uint8_t> prefix, size_t size)
-{
-    Bytes b(prefix);
-    b.resize(size, 0);
-    return b;
-}
-
-template <typename T>
-int error_of(const Result<T>& r)
-{
-    return r.is_ok() ? 0 : r.error().code();
-}
 
 wire::Uuid uuid_from(uint8_t first)
 {
@@ -106,16 +89,6 @@ std::vector<SgEntry> two_halves()
             SgEntry{0x900000000ull, 0x22, kChunk * (kQd / 2)}};
 }
 
-void put16(Bytes& b, size_t at, uint16_t v)
-{
-    b[at] = uint8_t(v);
-    b[at + 1] = uint8_t(v >> 8);
-}
-void put32(Bytes& b, size_t at, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        b[at + i] = uint8_t(v >> (8 * i));
-}
 
 ChunkGeometry geometry(uint32_t qd = kQd, uint32_t chunk = kChunk)
 {

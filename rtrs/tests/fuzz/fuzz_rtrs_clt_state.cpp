@@ -16,27 +16,14 @@
 
 #include "rtrs/core/rtrs-clt-proto.hpp"
 #include "rtrs/core/rtrs-clt-state.hpp"
+#include "cxxrt/tests/fuzz/fuzz-support.hpp"
 
 using namespace rtrs;
 using namespace rtrs::clt;
 
 namespace {
 
-void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
-
-struct Input {
-    const uint8_t* data;
-    size_t size;
-    size_t at = 0;
-    bool empty() const { return at >= size; }
-    uint8_t u8v() { return at < size ? data[at++] : 0; }
-    uint16_t u16v() { return uint16_t(u8v() | (u8v() << 8)); }
-    uint32_t u32v() { return uint32_t(u16v()) | (uint32_t(u16v()) << 16); }
-};
+using fuzz::Input;
 
 enum class Model : uint8_t { kIdle, kInFlight, kAnswered };
 
@@ -66,23 +53,23 @@ struct Harness {
     {
         for (uint32_t id = 0; id < kMaxDepth; ++id) {
             const Request& r = requests[id];
-            check(r.completions <= r.submissions);
-            check(r.state == Model::kIdle ? r.completions == r.submissions : r.completions + 1 == r.submissions);
+            FUZZ_CHECK(r.completions <= r.submissions);
+            FUZZ_CHECK(r.state == Model::kIdle ? r.completions == r.submissions : r.completions + 1 == r.submissions);
             if (have_table && id < table.size()) {
                 const auto s = table.slot(id).state();
-                check((s == RequestSlot::State::kIdle) == (r.state == Model::kIdle));
-                check((s == RequestSlot::State::kAnswered) == (r.state == Model::kAnswered));
+                FUZZ_CHECK((s == RequestSlot::State::kIdle) == (r.state == Model::kIdle));
+                FUZZ_CHECK((s == RequestSlot::State::kAnswered) == (r.state == Model::kAnswered));
             }
         }
         if (path.state() == PathState::kConnected)
-            check(have_table && role.queue_depth >= 1 && role.queue_depth <= kMaxDepth);
+            FUZZ_CHECK(have_table && role.queue_depth >= 1 && role.queue_depth <= kMaxDepth);
     }
 
     void user_done(Request& r, int error)
     {
-        check(error == 0 || error == -cxxrt::err::kNotConn || remote_errno_allowed(-error));
+        FUZZ_CHECK(error == 0 || error == -cxxrt::err::kNotConn || remote_errno_allowed(-error));
         ++r.completions;
-        check(r.completions == r.submissions);
+        FUZZ_CHECK(r.completions == r.submissions);
     }
 
     // Teardown after the drain: every request in flight or answered fails
@@ -94,7 +81,7 @@ struct Harness {
         for (uint32_t id = 0; id < table.size(); ++id) {
             const auto before = table.slot(id).take();
             Request& r = requests[id];
-            check((before == RequestSlot::State::kIdle) == (r.state == Model::kIdle));
+            FUZZ_CHECK((before == RequestSlot::State::kIdle) == (r.state == Model::kIdle));
             if (r.state != Model::kIdle)
                 user_done(r, -cxxrt::err::kNotConn);  // fail-over with no path left
             r.state = Model::kIdle;
@@ -113,10 +100,10 @@ struct Harness {
     void connect(Input& in)
     {
         codec::ConnRspFields rsp;
-        rsp.queue_depth = in.u16v() % 80;  // 0, in range and above kMaxDepth
-        rsp.max_io_size = in.u32v();
-        rsp.max_hdr_size = in.u16v();
-        rsp.flags = in.u8v() & 1 ? wire::kMsgFlagNewRkey : 0;
+        rsp.queue_depth = in.take_u16() % 80;  // 0, in range and above kMaxDepth
+        rsp.max_io_size = in.take_u32();
+        rsp.max_hdr_size = in.take_u16();
+        rsp.flags = in.take_u8() & 1 ? wire::kMsgFlagNewRkey : 0;
         if (path.state() == PathState::kReconnecting)
             (void)path.change(PathState::kConnecting);
         if (path.state() != PathState::kConnecting)
@@ -126,7 +113,7 @@ struct Harness {
         limits.min_hdr_size = 64;
         auto accepted = check_conn_rsp(rsp, limits);
         if (accepted) {
-            check(rsp.queue_depth >= 1 && rsp.queue_depth <= kMaxDepth && rsp.max_io_size >= kClientMinIoSize &&
+            FUZZ_CHECK(rsp.queue_depth >= 1 && rsp.queue_depth <= kMaxDepth && rsp.max_io_size >= kClientMinIoSize &&
                   rsp.max_hdr_size >= 64 && rsp.max_hdr_size <= kClientMaxHeaderSize);
             accepted = table.init(rsp.queue_depth, cxxrt::Gfp::kernel());
         }
@@ -137,38 +124,38 @@ struct Harness {
         }
         have_table = true;
         for (uint32_t id = 0; id < rsp.queue_depth; ++id)
-            check(table.index_rkey(id, rkey_of(id, requests[id].key)).is_ok());
+            FUZZ_CHECK(table.index_rkey(id, rkey_of(id, requests[id].key)).is_ok());
         role.queue_depth = rsp.queue_depth;
         role.always_invalidate = (rsp.flags & wire::kMsgFlagNewRkey) != 0;
         // INFO_RSP: only a plain SEND that fits.
         ReceiveEvent info;
-        const uint8_t flags = in.u8v();
+        const uint8_t flags = in.take_u8();
         info.send = flags & 1;
         info.has_imm = flags & 2;
         info.with_invalidate = flags & 4;
-        info.byte_len = in.u16v();
+        info.byte_len = in.take_u16();
         const uint32_t buffer = uint32_t(wire::info_rsp_size(rsp.queue_depth));
         if (!check_info_rsp_receive(info, buffer)) {
-            check(!info.send || info.has_imm || info.with_invalidate || info.byte_len > buffer);
+            FUZZ_CHECK(!info.send || info.has_imm || info.with_invalidate || info.byte_len > buffer);
             (void)path.change(PathState::kConnectingError);
             (void)path.change(PathState::kReconnecting);
             table.reset();
             have_table = false;
             return;
         }
-        check(path.change_from(PathState::kConnecting, PathState::kConnected));
+        FUZZ_CHECK(path.change_from(PathState::kConnecting, PathState::kConnected));
     }
 
     void submit(Input& in)
     {
-        const uint32_t id = in.u8v() % kMaxDepth;
-        const bool read = in.u8v() & 1;
+        const uint32_t id = in.take_u8() % kMaxDepth;
+        const bool read = in.take_u8() & 1;
         if (path.state() != PathState::kConnected || id >= table.size())
             return;
         Request& r = requests[id];
         RequestSlot& slot = table.slot(id);
         if (r.state != Model::kIdle) {
-            check(!slot.start(false, 0));
+            FUZZ_CHECK(!slot.start(false, 0));
             return;
         }
         if (read)
@@ -176,7 +163,7 @@ struct Harness {
         r.registered = read;
         r.rkey = read ? rkey_of(id, r.key) : 0;
         r.proven = false;
-        check(slot.start(r.registered, r.rkey));
+        FUZZ_CHECK(slot.start(r.registered, r.rkey));
         r.state = Model::kInFlight;
         ++r.submissions;
     }
@@ -186,37 +173,37 @@ struct Harness {
         if (path.state() != PathState::kConnected)
             return;
         ReceiveEvent event;
-        const uint8_t flags = in.u8v();
+        const uint8_t flags = in.take_u8();
         event.send = flags & 1;
         event.has_imm = flags & 2;
         event.with_invalidate = flags & 4;
-        const uint32_t target = in.u8v() % kMaxDepth;
+        const uint32_t target = in.take_u8() % kMaxDepth;
         switch (flags >> 3 & 3) {
-        case 0: event.imm = in.u32v(); break;
-        case 1: event.imm = codec::encode_io_response_imm(target, -int(in.u16v() % 600), flags & 0x20).value(); break;
+        case 0: event.imm = in.take_u32(); break;
+        case 1: event.imm = codec::encode_io_response_imm(target, -int(in.take_u16() % 600), flags & 0x20).value(); break;
         case 2: event.imm = flags & 0x20 ? wire::kHeartbeatImm : wire::kHeartbeatAckImm; break;
-        default: event.imm = wire::make_imm(wire::ImmType::kIoResponse, in.u32v() & wire::kImmPayloadMask); break;
+        default: event.imm = wire::make_imm(wire::ImmType::kIoResponse, in.take_u32() & wire::kImmPayloadMask); break;
         }
         event.invalidated_rkey = flags & 0x40 ? rkey_of(target, uint8_t(requests[target].key + (flags >> 7)))
-                                              : in.u32v();
+                                              : in.take_u32();
         uint8_t payload[sizeof(wire::RkeyRsp)];
-        const bool own_id = in.u8v() & 1;
-        check(codec::build_rkey_rsp(cxxrt::ByteSpan(payload, sizeof(payload)), uint16_t(own_id ? target : in.u16v()),
-                                    in.u32v())
+        const bool own_id = in.take_u8() & 1;
+        FUZZ_CHECK(codec::build_rkey_rsp(cxxrt::ByteSpan(payload, sizeof(payload)), uint16_t(own_id ? target : in.take_u16()),
+                                    in.take_u32())
                   .is_ok());
-        event.byte_len = in.u8v() % (sizeof(payload) + 4);
-        role.carries_io = !(in.u8v() & 0x80);
+        event.byte_len = in.take_u8() % (sizeof(payload) + 4);
+        role.carries_io = !(in.take_u8() & 0x80);
 
         const ReceiveDecision d = classify_receive(event, cxxrt::ConstByteSpan(payload, sizeof(payload)), role);
         switch (d.kind) {
         case ReceiveKind::kInvalidation: {
-            check(event.with_invalidate && role.carries_io);
+            FUZZ_CHECK(event.with_invalidate && role.carries_io);
             const uint32_t id = table.find(d.invalidated_rkey);
             const bool proof = table.on_invalidation(d.invalidated_rkey).is_ok();
             if (proof) {
-                check(id < table.size());
+                FUZZ_CHECK(id < table.size());
                 Request& r = requests[id];
-                check(r.state == Model::kInFlight && r.registered && r.rkey == d.invalidated_rkey && !r.proven);
+                FUZZ_CHECK(r.state == Model::kInFlight && r.registered && r.rkey == d.invalidated_rkey && !r.proven);
                 r.proven = true;
             } else {
                 fail();
@@ -224,26 +211,26 @@ struct Harness {
             return;
         }
         case ReceiveKind::kResponse: {
-            check(d.id < role.queue_depth && role.carries_io && event.has_imm && !event.with_invalidate);
-            check(d.err == 0 || remote_errno_allowed(-d.err));
+            FUZZ_CHECK(d.id < role.queue_depth && role.carries_io && event.has_imm && !event.with_invalidate);
+            FUZZ_CHECK(d.err == 0 || remote_errno_allowed(-d.err));
             auto answer = table.on_response(d.id, d.claims_invalidated);
             Request& r = requests[d.id];
             if (!answer) {
                 // Refused: unknown, idle or already answered, or an
                 // unproven invalidation claim. Nothing completes.
-                check(r.state != Model::kInFlight || (d.claims_invalidated && !r.registered));
+                FUZZ_CHECK(r.state != Model::kInFlight || (d.claims_invalidated && !r.registered));
                 fail();
                 return;
             }
-            check(r.state == Model::kInFlight);
-            check(answer.value().invalidate_locally == (r.registered && !(d.claims_invalidated && r.proven)));
+            FUZZ_CHECK(r.state == Model::kInFlight);
+            FUZZ_CHECK(answer.value().invalidate_locally == (r.registered && !(d.claims_invalidated && r.proven)));
             r.state = Model::kAnswered;
             pending_error[d.id] = d.err;
             return;
         }
         case ReceiveKind::kHeartbeat:
         case ReceiveKind::kHeartbeatAck:
-            check(event.has_imm && !event.send && !event.with_invalidate);
+            FUZZ_CHECK(event.has_imm && !event.send && !event.with_invalidate);
             return;
         case ReceiveKind::kError:
             fail();
@@ -253,7 +240,7 @@ struct Harness {
 
     void finish(Input& in)
     {
-        const uint32_t id = in.u8v() % kMaxDepth;
+        const uint32_t id = in.take_u8() % kMaxDepth;
         if (!have_table || id >= table.size() || requests[id].state != Model::kAnswered)
             return;
         table.slot(id).finish();
@@ -265,7 +252,7 @@ struct Harness {
 
     void event(Input& in)
     {
-        switch (in.u8v() % 4) {
+        switch (in.take_u8() % 4) {
         case 0: fail(); break;  // disconnect, heartbeat timeout, QP error
         case 1:                 // reconnect work
             if (path.state() == PathState::kReconnecting)
@@ -274,7 +261,7 @@ struct Harness {
         case 2:  // close (sysfs disconnect / session close)
             if (path.change(PathState::kClosing)) {
                 teardown();
-                check(path.change(PathState::kClosed));
+                FUZZ_CHECK(path.change(PathState::kClosed));
             }
             break;
         default:  // sysfs reconnect: a connected path fails first, a closed one starts over
@@ -291,12 +278,12 @@ struct Harness {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+FUZZ_TARGET(data, size)
 {
     Harness* h = new Harness();
-    Input in{data, size};
-    for (int steps = 0; !in.empty() && steps < 2000; ++steps) {
-        switch (in.u8v() % 6) {
+    Input in(data, size);
+    for (int steps = 0; !in.is_empty() && steps < 2000; ++steps) {
+        switch (in.take_u8() % 6) {
         case 0: h->connect(in); break;
         case 1:
         case 2: h->submit(in); break;
@@ -311,7 +298,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         h->teardown();
     h->teardown();
     for (const Request& r : h->requests)
-        check(r.state == Model::kIdle && r.completions == r.submissions);
+        FUZZ_CHECK(r.state == Model::kIdle && r.completions == r.submissions);
     delete h;
     return 0;
 }

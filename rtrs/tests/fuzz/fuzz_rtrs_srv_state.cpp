@@ -6,18 +6,13 @@
 // connection that was accepted; heartbeats only on connection 0 when ready;
 // nothing is accepted after close.
 #include "rtrs/core/rtrs-srv-protocol.hpp"
+#include "cxxrt/tests/fuzz/fuzz-support.hpp"
 
 using namespace rtrs::srv;
 using cxxrt::u16;
 using cxxrt::u8;
 
 namespace {
-
-void check(bool ok)
-{
-    if (!ok)
-        __builtin_trap();
-}
 
 enum class Event : u8 {
     kConnect,
@@ -44,7 +39,7 @@ struct Model {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
+FUZZ_TARGET(data, size)
 {
     if (size < 1)
         return 0;
@@ -52,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
     using C = PathProtocol::ConnectionState;
     const u16 count = u16(data[0] % kMaxConnections + 1);
     PathProtocol path;
-    check(path.init(count).is_ok());
+    FUZZ_CHECK(path.init(count).is_ok());
     Model model;
     for (__SIZE_TYPE__ i = 1; i + 1 < size; i += 2) {
         const Event event = Event(data[i] % u8(Event::kCount));
@@ -64,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
         case Event::kConnect: {
             auto result = path.connection_request(cid);
             const bool expect_ok = !closed_before && cid < count && model.connections[cid] == C::kAbsent;
-            check(result.is_ok() == expect_ok);
+            FUZZ_CHECK(result.is_ok() == expect_ok);
             if (expect_ok)
                 model.connections[cid] = C::kAccepted;
             continue;
@@ -73,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
             verdict = path.established(cid);
             if (!closed_before) {
                 const bool ok = cid < count && model.connections[cid] == C::kAccepted;
-                check(verdict == (ok ? Verdict::kAccept : Verdict::kClose));
+                FUZZ_CHECK(verdict == (ok ? Verdict::kAccept : Verdict::kClose));
                 if (ok)
                     model.connections[cid] = C::kEstablished;
             }
@@ -85,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
             verdict = path.received(cid, ClientMessage::kInfoRequest);
             if (!closed_before) {
                 const bool ok = known && cid == 0 && model.state == S::kConnecting;
-                check(verdict == (ok ? Verdict::kAccept : Verdict::kClose));
+                FUZZ_CHECK(verdict == (ok ? Verdict::kAccept : Verdict::kClose));
                 if (ok) {
                     model.state = S::kInfoReceived;
                     ++model.info_accepted;
@@ -94,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
             break;
         case Event::kInfoDone: {
             const bool done = path.info_done();
-            check(done == (model.state == S::kInfoReceived));
+            FUZZ_CHECK(done == (model.state == S::kInfoReceived));
             if (done)
                 model.state = S::kReady;
             continue;
@@ -102,47 +97,47 @@ extern "C" int LLVMFuzzerTestOneInput(const u8* data, __SIZE_TYPE__ size)
         case Event::kIo:
             verdict = path.received(cid, ClientMessage::kIoRequest);
             if (!closed_before)
-                check(verdict == (known && model.state == S::kReady ? Verdict::kAccept : Verdict::kClose));
+                FUZZ_CHECK(verdict == (known && model.state == S::kReady ? Verdict::kAccept : Verdict::kClose));
             break;
         case Event::kHeartbeat:
         case Event::kHeartbeatAck:
             verdict = path.received(cid, event == Event::kHeartbeat ? ClientMessage::kHeartbeat
                                                                     : ClientMessage::kHeartbeatAck);
             if (!closed_before)
-                check(verdict ==
+                FUZZ_CHECK(verdict ==
                       (known && cid == 0 && model.state == S::kReady ? Verdict::kAccept : Verdict::kClose));
             break;
         case Event::kOther:
             verdict = path.received(cid, ClientMessage::kOther);
             if (!closed_before)
-                check(verdict == Verdict::kClose);
+                FUZZ_CHECK(verdict == Verdict::kClose);
             break;
         case Event::kDeadline:
             verdict = path.info_deadline();
-            check(verdict == (closed_before || model.state == S::kReady ? Verdict::kIgnore : Verdict::kClose));
+            FUZZ_CHECK(verdict == (closed_before || model.state == S::kReady ? Verdict::kIgnore : Verdict::kClose));
             break;
         case Event::kClose:
-            check(path.close() == !closed_before);
+            FUZZ_CHECK(path.close() == !closed_before);
             model.state = S::kClosed;
             continue;
         case Event::kCount:
             break;
         }
         if (closed_before)
-            check(verdict == Verdict::kIgnore);
+            FUZZ_CHECK(verdict == Verdict::kIgnore);
         // The caller closes on kClose, as the server does.
         if (verdict == Verdict::kClose) {
-            check(path.close() == !closed_before);
+            FUZZ_CHECK(path.close() == !closed_before);
             model.state = S::kClosed;
         }
         // Invariants after every step.
-        check(path.state() == model.state);
-        check(path.info_requests_accepted() == model.info_accepted && model.info_accepted <= 1);
+        FUZZ_CHECK(path.state() == model.state);
+        FUZZ_CHECK(path.info_requests_accepted() == model.info_accepted && model.info_accepted <= 1);
         for (u16 c = 0; c < count; ++c)
-            check(path.connection_state(c) == model.connections[c]);
+            FUZZ_CHECK(path.connection_state(c) == model.connections[c]);
         if (path.ready())
-            check(model.info_accepted == 1 && model.connections[0] != C::kAbsent);
+            FUZZ_CHECK(model.info_accepted == 1 && model.connections[0] != C::kAbsent);
     }
-    check(path.connection_state(kMaxConnections) == PathProtocol::ConnectionState::kAbsent);
+    FUZZ_CHECK(path.connection_state(kMaxConnections) == PathProtocol::ConnectionState::kAbsent);
     return 0;
 }

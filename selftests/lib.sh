@@ -67,6 +67,48 @@ require_module() {
     modprobe "$1" 2>/dev/null || tap_skip_all "module $1 not available"
 }
 
+# Prerequisites: each skips the whole script (tap_skip_all) when one is unmet.
+#   require_built FILE...          our built modules (FILE relative to the repo top)
+#   require_upstream KODIR MOD...  Linux's modules built by tools/upstream/build.sh into KODIR
+#   require_tools TOOL...          commands on PATH
+require_built() {
+    local f
+    for f in "$@"; do [ -f "$f" ] || tap_skip_all "$f not built (make)"; done
+}
+require_upstream() {
+    local kodir=$1 m; shift
+    for m in "$@"; do [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"; done
+}
+require_tools() {
+    local t
+    for t in "$@"; do command -v "$t" >/dev/null || tap_skip_all "missing tool $t"; done
+}
+
+# Teardown (a test's EXIT trap) and its last checks:
+#   loaded MOD                     MOD is loaded (dashes or underscores)
+#   unload_loaded MOD...           rmmod each one that is loaded, in order (returns 0)
+#   unmap_client_links CTL         force-unmap every device listed in CTL/devices (the
+#                                  rnbd-client control directory, ours or Linux's)
+#   expect_no_leak DESC TEXT [ERE] ok DESC unless TEXT (kernel log lines since the test
+#                                  started) matches ERE (default: "cxxrt: leak")
+loaded() { grep -qE "^${1//-/_} " /proc/modules; }
+unload_loaded() {
+    local m
+    for m in "$@"; do grep -qE "^${m//-/_} " /proc/modules && rmmod "$m"; done
+    return 0
+}
+unmap_client_links() {
+    local l
+    for l in "$1"/devices/*; do
+        [ -L "$l" ] || continue
+        echo force > "$(readlink -f "$l")/rnbd/unmap_device" 2>/dev/null
+    done
+    return 0
+}
+expect_no_leak() {
+    if grep -qE "${3:-cxxrt: leak}" <<<"$2"; then not_ok "$1"; else ok "$1"; fi
+}
+
 # sysfs writes and their errno (bash reports a failed write with strerror's text):
 #   errno_name TEXT       the errno name for an error message (OTHER(TEXT) if unknown)
 #   wr FILE TEXT          write TEXT (no newline) in one write(); prints OK or the errno name

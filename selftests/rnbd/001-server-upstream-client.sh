@@ -29,28 +29,15 @@ upstream=(rtrs-core rtrs-client rnbd-client)
 loopdev="" loopdev2=""
 
 require_root
-for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko; do
-    [ -f "$f" ] || tap_skip_all "$f not built (make)"
-done
-for m in "${upstream[@]}"; do
-    [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"
-done
-for t in fio mkfs.ext4 rdma losetup sha256sum cmp blockdev; do
-    command -v $t >/dev/null || tap_skip_all "missing tool $t"
-done
+require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
+require_upstream "$kodir" "${upstream[@]}"
+require_tools fio mkfs.ext4 rdma losetup sha256sum cmp blockdev
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
 cleanup() {
-    local l
     umount "$mnt" 2>/dev/null
     umount "$tmpdir/ext4" 2>/dev/null
-    for l in "$ctl"/devices/*; do
-        [ -L "$l" ] || continue
-        echo force > "$(readlink -f "$l")/rnbd/unmap_device" 2>/dev/null
-    done
-    for m in rnbd-client rtrs-client rtrs-core; do loaded "$m" && rmmod "$m"; done
-    loaded rnbd_server && rmmod rnbd_server
-    loaded rtrs_server && rmmod rtrs_server
+    unmap_client_links "$ctl"
+    unload_loaded rnbd-client rtrs-client rtrs-core rnbd_server rtrs_server
     [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
     [ -n "$loopdev2" ] && losetup -d "$loopdev2" 2>/dev/null
     rxe_teardown >/dev/null 2>&1

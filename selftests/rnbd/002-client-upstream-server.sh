@@ -26,26 +26,17 @@ vctl=/sys/devices/virtual/rnbd-client/ctl
 upstream=(rtrs-core rtrs-server rnbd-server)
 
 require_root
-for f in rtrs/rtrs-client.ko rnbd/rnbd-client.ko; do
-    [ -f "$f" ] || tap_skip_all "$f not built (make)"
-done
-for m in "${upstream[@]}"; do
-    [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"
-done
-for t in fio mkfs.ext4 rdma sha256sum cmp blockdev timeout; do
-    command -v $t >/dev/null || tap_skip_all "missing tool $t"
-done
+require_built rtrs/rtrs-client.ko rnbd/rnbd-client.ko
+require_upstream "$kodir" "${upstream[@]}"
+require_tools fio mkfs.ext4 rdma sha256sum cmp blockdev timeout
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
 cleanup() {
     local d
     umount "$mnt" 2>/dev/null
     for d in /sys/block/rnbd*; do
         [ -e "$d/rnbd/unmap_device" ] && echo force > "$d/rnbd/unmap_device" 2>/dev/null
     done
-    loaded rnbd_client && rmmod rnbd_client
-    loaded rtrs_client && rmmod rtrs_client
-    for m in rnbd_server rtrs_server rtrs_core; do loaded $m && rmmod $m; done
+    unload_loaded rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core
     rxe_teardown >/dev/null 2>&1
     umount "$tmpdir" 2>/dev/null
     return 0
@@ -307,5 +298,5 @@ rmmod_ok() {
     local m; for m in rnbd_server rtrs_server rtrs_core; do rmmod $m || return 1; done
 }
 check "rmmod our client modules and the upstream server modules" rmmod_ok
-check "no leak reports from our modules" sh -c "! dmesg | grep -E 'cxxrt: leak|still alive at unload'"
+expect_no_leak "no leak reports from our modules" "$(dmesg)" 'cxxrt: leak|still alive at unload'
 tap_done; exit $?

@@ -20,23 +20,16 @@ cctl=/sys/class/rnbd-client/ctl
 upstream=(rtrs-core rtrs-server rnbd-server)
 
 require_root
-for f in rtrs/rtrs-client.ko rnbd/rnbd-client.ko; do
-    [ -f "$f" ] || tap_skip_all "$f not built (make)"
-done
-for m in "${upstream[@]}"; do
-    [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"
-done
-command -v rdma >/dev/null || tap_skip_all "missing tool rdma"
+require_built rtrs/rtrs-client.ko rnbd/rnbd-client.ko
+require_upstream "$kodir" "${upstream[@]}"
+require_tools rdma
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
 cleanup() {
     local d
     for d in /sys/block/rnbd*; do
         [ -e "$d/rnbd/unmap_device" ] && echo force > "$d/rnbd/unmap_device" 2>/dev/null
     done
-    loaded rnbd_client && rmmod rnbd_client
-    loaded rtrs_client && rmmod rtrs_client
-    for m in rnbd_server rtrs_server rtrs_core brd; do loaded $m && rmmod $m; done
+    unload_loaded rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core brd
     rxe_teardown >/dev/null 2>&1
     rm -rf "$tmpdir"
     return 0
@@ -206,5 +199,5 @@ rmmod_ok() {
     local x; for x in rnbd_server rtrs_server rtrs_core; do rmmod $x || return 1; done
 }
 check "rmmod" rmmod_ok
-check "no leak reports from our modules" sh -c "! dmesg | grep -E 'cxxrt: leak|still alive at unload'"
+expect_no_leak "no leak reports from our modules" "$(dmesg)" 'cxxrt: leak|still alive at unload'
 tap_done; exit $?

@@ -21,13 +21,9 @@ for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko "$kodir/rtrs-core.ko" "$kodir/r
     [ -f "$f" ] || tap_skip_all "$f missing (make; tools/upstream/build.sh)"
 done
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
 cleanup() {
-    local l
-    for l in "$ctl"/devices/*; do
-        [ -L "$l" ] && echo force > "$(readlink -f "$l")/rnbd/unmap_device" 2>/dev/null
-    done
-    for m in rnbd_client rtrs_client rtrs_core rnbd_server rtrs_server; do loaded $m && rmmod $m; done
+    unmap_client_links "$ctl"
+    unload_loaded rnbd_client rtrs_client rtrs_core rnbd_server rtrs_server
     rxe_teardown >/dev/null 2>&1
     rm -rf "$base"
     return 0

@@ -27,26 +27,12 @@ counters=/sys/kernel/debug/rtrs_server
 upstream=(rtrs-core rtrs-client rnbd-client)
 
 require_root
-for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko; do
-    [ -f "$f" ] || tap_skip_all "$f not built (make)"
-done
-for m in "${upstream[@]}"; do
-    [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"
-done
+require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
+require_upstream "$kodir" "${upstream[@]}"
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
-unmap_all() {
-    local l
-    for l in "$ctl"/devices/*; do
-        [ -L "$l" ] || continue
-        echo force > "$(readlink -f "$l")/rnbd/unmap_device" 2>/dev/null
-    done
-    return 0
-}
 cleanup() {
-    unmap_all
-    for m in rnbd-client rtrs-client rtrs-core; do loaded "$m" && rmmod "$m"; done
-    loaded rnbd_server && rmmod rnbd_server
+    unmap_client_links "$ctl"
+    unload_loaded rnbd-client rtrs-client rtrs-core rnbd_server
     loaded rtrs_server && rmmod rtrs_server
     rxe_teardown >/dev/null 2>&1
     loaded brd && rmmod brd
@@ -112,7 +98,7 @@ check "refused connects counted" [ "$(counter refused_connects)" -ge $((flood - 
 check "memory bounded (MemFree -$(((free_before - free_peak) / 1024)) MiB, Slab +$(((slab_peak - slab_before) / 1024)) MiB)" \
     [ $((free_before - free_peak)) -lt $((64 * 1024)) ]
 
-check "unmap every device" bash -c "$(declare -f unmap_all); ctl=$ctl unmap_all; for i in \$(seq 100); do [ \$(ls $ctl/devices | wc -l) = 0 ] && exit 0; sleep 0.1; done; exit 1"
+check "unmap every device" bash -c "$(declare -f unmap_client_links); unmap_client_links $ctl; for i in \$(seq 100); do [ \$(ls $ctl/devices | wc -l) = 0 ] && exit 0; sleep 0.1; done; exit 1"
 check "the server drops every session, chunk and registration" \
     bash -c "$(declare -f wait_counter counter); counters=$counters; wait_counter sessions 0 && wait_counter chunk_bytes 0 && wait_counter registered_chunk_bytes 0 && wait_counter paths 0"
 report after
@@ -141,17 +127,17 @@ dup_refused() {
         wait_counter paths 0
 }
 check "a second path between the same addresses is refused (EEXIST), nothing stays" dup_refused
-unmap_all
+unmap_client_links "$ctl"
 readable() {
     echo "sessname=after path=ip:$addr device_path=/dev/ram0 access_mode=ro" > "$ctl/map_device" || return 1
     local dev; dev=$(dev_of after) || return 1
     dd if="$dev" of=/dev/null bs=1M count=16 iflag=direct status=none
 }
 check "a well-behaved client maps and reads after the flood" readable
-unmap_all
-for m in rnbd-client rtrs-client rtrs-core; do loaded "$m" && rmmod "$m"; done
+unmap_client_links "$ctl"
+unload_loaded rnbd-client rtrs-client rtrs-core
 check "rmmod rnbd-server rtrs-server" bash -c "rmmod rnbd_server && rmmod rtrs_server"
-if dmesg | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
+expect_no_leak "no leak reported at module exit" "$(dmesg)"
 trap - EXIT
 cleanup
 tap_done; exit $?

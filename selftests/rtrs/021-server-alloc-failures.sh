@@ -27,26 +27,12 @@ dbg=/sys/kernel/debug/rtrs_server
 upstream=(rtrs-core rtrs-client rnbd-client)
 
 require_root
-for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko; do
-    [ -f "$f" ] || tap_skip_all "$f not built (make)"
-done
-for m in "${upstream[@]}"; do
-    [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"
-done
+require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
+require_upstream "$kodir" "${upstream[@]}"
 
-loaded() { grep -qE "^${1//-/_} " /proc/modules; }
-unmap_all() {
-    local l
-    for l in "$ctl"/devices/*; do
-        [ -L "$l" ] || continue
-        echo force > "$(readlink -f "$l")/rnbd/unmap_device" 2>/dev/null
-    done
-    return 0
-}
 cleanup() {
-    unmap_all
-    for m in rnbd-client rtrs-client rtrs-core; do loaded "$m" && rmmod "$m"; done
-    loaded rnbd_server && rmmod rnbd_server
+    unmap_client_links "$ctl"
+    unload_loaded rnbd-client rtrs-client rtrs-core rnbd_server
     loaded rtrs_server && timeout 60 rmmod rtrs_server
     rxe_teardown >/dev/null 2>&1
     loaded brd && rmmod brd
@@ -89,7 +75,7 @@ for ((n = 1; n <= steps; n++)); do
         refused=$((refused + 1))
     fi
     [ $((SECONDS - start)) -ge 60 ] && { slow=$((slow + 1)); diag "step $n: the map took $((SECONDS - start)) s"; }
-    unmap_all
+    unmap_client_links "$ctl"
     if ! server_empty >/tmp/alloc-left; then
         stuck=$((stuck + 1)); diag "step $n: $(cat /tmp/alloc-left)"
     fi
@@ -106,10 +92,10 @@ mapped_ok() {
     dd if="$(ls /dev/rnbd* | head -1)" of=/dev/null bs=1M count=16 iflag=direct status=none
 }
 check "a map works after the failures" mapped_ok
-unmap_all
-for m in rnbd-client rtrs-client rtrs-core; do loaded "$m" && rmmod "$m"; done
+unmap_client_links "$ctl"
+unload_loaded rnbd-client rtrs-client rtrs-core
 check "rmmod rnbd-server rtrs-server (within 60 s)" bash -c "rmmod rnbd_server && timeout 60 rmmod rtrs_server"
-if dmesg | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi
+expect_no_leak "no leak reported at module exit" "$(dmesg)"
 trap - EXIT
 cleanup
 tap_done; exit $?

@@ -15,6 +15,7 @@
 #include <cxxrt/parse.hpp>
 #include <cxxrt/sync.hpp>
 #include <cxxrt/sysfs.hpp>
+#include <cxxrt/sysfs_dir.hpp>
 #include <cxxrt/wait.hpp>
 #include <cxxrt/enforce.hpp>
 
@@ -29,13 +30,6 @@ using sysfs::Output;
 
 class Demo : Pinned {
 public:
-    Demo()
-        : stats_(Callback::to<&Demo::stats_released>(this)),
-          top_(Callback::to<&Demo::top_released>(this)),
-          devices_(Callback::to<&Demo::devices_released>(this))
-    {
-    }
-
     Result<void> setup();
     void teardown();
 
@@ -94,9 +88,6 @@ public:
     }
 
 private:
-    void stats_released() { stats_gone_.complete(); }
-    void top_released() { top_gone_.complete(); }
-    void devices_released() { devices_gone_.complete(); }
 
     Mutex lock_{lock_class<"cxxrt::selftest::Demo::lock_">};
     u64 value_ CXXRT_GUARDED_BY(lock_) = 0;
@@ -107,13 +98,10 @@ private:
     sysfs::Group stats_group_;
     sysfs::DeviceClass class_;
     sysfs::Device device_;
-    sysfs::Kobject stats_;
-    sysfs::Kobject top_;      // /sys/kernel/cxxrt_selftest
-    sysfs::Kobject devices_;  // .../devices
+    sysfs::Directory stats_;
+    sysfs::Directory top_;      // /sys/kernel/cxxrt_selftest
+    sysfs::Directory devices_;  // .../devices
     bool linked_ = false;
-    Completion stats_gone_{lock_class<"cxxrt::selftest::Demo::stats_gone_">};
-    Completion top_gone_{lock_class<"cxxrt::selftest::Demo::top_gone_">};
-    Completion devices_gone_{lock_class<"cxxrt::selftest::Demo::devices_gone_">};
 };
 
 constexpr sysfs::Attribute<Demo> kDemoAttributes[] = {
@@ -136,9 +124,8 @@ Result<void> Demo::setup()
     stats_group_ = CXXRT_TRY(sysfs::Group::create(kStatsGroup, sysfs::Flavour::kKobject));
     class_ = CXXRT_TRY(sysfs::DeviceClass::create("cxxrt-selftest"));
     device_ = CXXRT_TRY(sysfs::Device::create(class_, nullptr, "demo", this, &device_group_));
-    CXXRT_TRY(stats_.add(this, device_, "stats"));
-    CXXRT_TRY(stats_.add_group(stats_group_));
-    stats_.uevent_add();
+    CXXRT_TRY(stats_.add(this, device_, "stats", &stats_group_));
+    stats_.announce();
     CXXRT_TRY(top_.add(this, sysfs::KobjRef::kernel(), "cxxrt_selftest"));
     CXXRT_TRY(devices_.add(this, top_, "devices"));
     CXXRT_TRY(sysfs::create_link(devices_, device_, "demo"));
@@ -151,16 +138,10 @@ void Demo::teardown()
 {
     if (linked_)
         sysfs::remove_link(devices_, "demo");
-    sysfs::Kobject* in_order[] = {&devices_, &top_, &stats_};
-    Completion* gone[] = {&devices_gone_, &top_gone_, &stats_gone_};
-    for (int i = 0; i < 3; ++i) {
-        if (!in_order[i]->is_added())
-            continue;
-        in_order[i]->del();
-        in_order[i]->put();
-        if (!gone[i]->wait_timeout(5000))
+    sysfs::Directory* in_order[] = {&devices_, &top_, &stats_};
+    for (int i = 0; i < 3; ++i)
+        if (!in_order[i]->remove_within(5000))
             log::err("kobject %d not released", i);
-    }
     device_.reset();
     class_.reset();
     stats_group_.reset();

@@ -51,7 +51,8 @@ public:
         size_t bytes = 0;
         if (__builtin_mul_overflow(size_t(count), sizeof(T), &bytes))
             return Error(err::kNoMem);
-        void* memory = detail::counted_alloc(alloc_counter<T[]>, bytes, gfp);
+        // Zeroed like allocate_array: members a constructor leaves alone read 0.
+        void* memory = detail::counted_alloc(alloc_counter<T[]>, bytes, gfp.zeroed());
         if (!memory)
             return Error(err::kNoMem);
         Array array;

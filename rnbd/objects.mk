@@ -1,8 +1,8 @@
 # Objects of rnbd-client.ko and rnbd-server.ko (see ../Kbuild): rnbd's own
 # (core/, client/, server/) and the kernel abstractions they sit on
-# (kernel/block/, kernel/trace/).
+# (kernel/block/, kernel/net/, kernel/trace/).
 rnbd-client-objs := rnbd/client/rnbd-clt-mod.o kernel/trace/kapi-rnbd-clt-trace.o kernel/block/kapi-blk.o \
-	rnbd/client/kapi-blk-rtrs.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o rnbd/client/rnbd-clt-dev.o \
+	kernel/block/kapi-sg.o kernel/net/kapi-net.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o rnbd/client/rnbd-clt-dev.o \
 	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o $(common-objs)
 rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.o rnbd/server/rnbd-srv.o \
 	rnbd/server/rnbd-srv-session.o rnbd/server/rnbd-srv-device.o rnbd/server/rnbd-srv-io.o \
@@ -12,5 +12,3 @@ rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.
 # <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").
 CFLAGS_kernel/trace/kapi-rnbd-clt-trace.o := -I$(src)/kernel/trace
 CFLAGS_kernel/trace/kapi-rnbd-srv-trace.o := -I$(src)/kernel/trace
-# The client's transport glue declares itself in the block boundary's header.
-CFLAGS_rnbd/client/kapi-blk-rtrs.o := -I$(src)/kernel/block

@@ -10,6 +10,7 @@
 #include "cxxrt-kabi.h"
 #include "kernel/block/blkdev.hpp"
 #include "kernel/block/kapi-blkdev.h"
+#include "kernel/block/op.hpp"
 
 namespace rnbd::block {
 
@@ -17,15 +18,7 @@ using cxxrt::u16;
 using cxxrt::u32;
 using cxxrt::u64;
 
-// REQ_OP_*.
-enum class BioOp : u32 {
-    kRead = KABI_REQ_OP_READ,
-    kWrite = KABI_REQ_OP_WRITE,
-    kFlush = KABI_REQ_OP_FLUSH,
-    kDiscard = KABI_REQ_OP_DISCARD,
-    kSecureErase = KABI_REQ_OP_SECURE_ERASE,
-    kWriteZeroes = KABI_REQ_OP_WRITE_ZEROES,
-};
+using BioOp = Op;
 
 // REQ_* flags, or'ed into the op.
 namespace bio_flag {

@@ -356,23 +356,10 @@ void rnbd_kapi_disk_change_uevent(struct gendisk *disk)
 	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 }
 
-/* The block op as the C++ side sees it; everything else is "other". */
-static const unsigned char rnbd_kapi_ops[REQ_OP_LAST] = {
-	[0 ... REQ_OP_LAST - 1] = RNBD_KAPI_OP_OTHER,
-	[REQ_OP_READ] = RNBD_KAPI_OP_READ,
-	[REQ_OP_WRITE] = RNBD_KAPI_OP_WRITE,
-	[REQ_OP_FLUSH] = RNBD_KAPI_OP_FLUSH,
-	[REQ_OP_DISCARD] = RNBD_KAPI_OP_DISCARD,
-	[REQ_OP_SECURE_ERASE] = RNBD_KAPI_OP_SECURE_ERASE,
-	[REQ_OP_WRITE_ZEROES] = RNBD_KAPI_OP_WRITE_ZEROES,
-};
-
 /* KAPI: any context; reads the request's fields. */
 void rnbd_kapi_rq_info(struct request *rq, struct rnbd_kapi_rq_info *info)
 {
-	unsigned int op = (__force unsigned int)req_op(rq);
-
-	info->op = op < REQ_OP_LAST ? rnbd_kapi_ops[op] : RNBD_KAPI_OP_OTHER;
+	info->op = (__force unsigned int)req_op(rq);
 	info->sync = op_is_sync(rq->cmd_flags);
 	info->flush_or_fua = op_is_flush(rq->cmd_flags);
 	info->bytes = blk_rq_bytes(rq);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * C boundary of rnbd-client: blk-mq, gendisk, request helpers
- * (kernel/block/kapi-blk.c) and the transport/scatterlist glue
- * (rnbd/client/kapi-blk-rtrs.c). Kernel objects are typed opaque pointers here
+ * (kernel/block/kapi-blk.c) and the scatterlists
+ * (kernel/block/kapi-sg.c). Kernel objects are typed opaque pointers here
  * (the kernel's own struct names, incomplete on the C++ side); C++ reaches
  * them only through the views and owners of kernel/block/. The blk_mq_ops and
  * block_device_operations tables live in C and call the rnbd_clt_cxx_*
@@ -12,7 +12,6 @@
 #define RNBD_KAPI_BLK_H
 
 #include <cxxrt/kapi.h>
-#include <rtrs/rtrs-api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,19 +24,8 @@ struct request;
 struct gendisk;
 struct device;
 
-/* What the block layer asks for, reduced to what RNBD can carry. */
-enum rnbd_kapi_op {
-	RNBD_KAPI_OP_READ = 0,
-	RNBD_KAPI_OP_WRITE = 1,
-	RNBD_KAPI_OP_FLUSH = 2,
-	RNBD_KAPI_OP_DISCARD = 3,
-	RNBD_KAPI_OP_SECURE_ERASE = 4,
-	RNBD_KAPI_OP_OTHER = 5, /* zone ops, driver ops: not in RNBD */
-	RNBD_KAPI_OP_WRITE_ZEROES = 6,
-};
-
 struct rnbd_kapi_rq_info {
-	unsigned int op;           /* enum rnbd_kapi_op */
+	unsigned int op;           /* req_op(): the kernel's REQ_OP_* value */
 	unsigned int sync;         /* op_is_sync() of the request's flags */
 	unsigned int flush_or_fua; /* op_is_flush(): PREFLUSH or FUA (or a flush op) */
 	unsigned int bytes;        /* blk_rq_bytes() */
@@ -164,18 +152,12 @@ void rnbd_kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs) KAP
 /* blk_mq_run_hw_queues(disk's queue, async): re-run every hardware queue. */
 void rnbd_kapi_run_queues(struct gendisk *disk) KAPI_NOEXCEPT;
 
-/* ---- scatterlists and the transport (kapi-blk-rtrs.c) ---- */
+/* ---- scatterlists (kapi-sg.c) ---- */
 unsigned int rnbd_kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
 unsigned int rnbd_kapi_alignof_scatterlist(void) KAPI_NOEXCEPT;
 void rnbd_kapi_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_NOEXCEPT;
 /* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_kfree. */
 struct scatterlist *rnbd_kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
-/* rtrs_client_open with the ERR_PTR turned into 0 / -errno. Process context. */
-int rnbd_kapi_rtrs_open(const struct rtrs_client_callbacks *callbacks,
-			const struct rtrs_client_open_params *params,
-			struct rtrs_client_session **out) KAPI_NOEXCEPT;
-/* Interface index of a network device name in the initial namespace, or -ENODEV. */
-int rnbd_kapi_ifindex(const char *name) KAPI_NOEXCEPT;
 
 /* ---- upcalls (C++, rnbd/client/rnbd-clt-dev.cpp) ---- */
 /* KAPI: blk-mq init_request, process context (tag set allocation). */

@@ -6,6 +6,7 @@
 #include <cxxrt/types.hpp>
 
 #include "kernel/block/kapi-blk.h"
+#include "kernel/block/op.hpp"
 
 namespace rnbd::block {
 
@@ -13,19 +14,8 @@ using cxxrt::u16;
 using cxxrt::u32;
 using cxxrt::u64;
 
-// The block op, reduced to what RNBD can carry; anything else is kOther.
-enum class Op : u32 {
-    kRead = RNBD_KAPI_OP_READ,
-    kWrite = RNBD_KAPI_OP_WRITE,
-    kFlush = RNBD_KAPI_OP_FLUSH,
-    kDiscard = RNBD_KAPI_OP_DISCARD,
-    kSecureErase = RNBD_KAPI_OP_SECURE_ERASE,
-    kOther = RNBD_KAPI_OP_OTHER,
-    kWriteZeroes = RNBD_KAPI_OP_WRITE_ZEROES,
-};
-
 struct RequestInfo {
-    Op op;
+    Op op;  // the kernel's req_op(), possibly one not named in Op
     bool sync;          // op_is_sync()
     bool flush_or_fua;  // op_is_flush(): PREFLUSH or FUA (or a flush op)
     u32 bytes;

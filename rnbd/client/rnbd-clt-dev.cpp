@@ -4,7 +4,7 @@
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
 #include <cxxrt/percpu.hpp>
-#include "kernel/trace/kapi-rnbd-trace.h"
+#include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
@@ -101,7 +101,7 @@ void Device::set_state(DeviceState state)
 {
     const u8 old = state_.exchange(u8(state), cxxrt::MemoryOrder::kAcqRel);
     if (old != u8(state))
-        kapi_trace_rnbd_clt_dev_state(session_->name(), path_, disk_name(), old, u8(state));
+        ktrace::rnbd_clt::dev_state(session_->name(), path_, disk_name(), old, u8(state));
 }
 
 const char* Device::disk_name() const { return disk_ ? disk_.name() : "rnbd?"; }
@@ -131,7 +131,7 @@ Result<void> Device::set_link_names(bool session_suffix)
 Result<void> Device::map()
 {
     auto traced = [this](u64 nsectors, int error) {
-        kapi_trace_rnbd_clt_map_device(session_->name(), path_, disk_name(), u8(access_mode_), nsectors, error);
+        ktrace::rnbd_clt::map_device(session_->name(), path_, disk_name(), u8(access_mode_), nsectors, error);
     };
     // Polled queue i rides the session's polled connection i: every device
     // of a session has the session's count (upstream lets a polled session
@@ -265,7 +265,7 @@ void Device::remove_sysfs()
 
 void Device::unmap(bool force)
 {
-    kapi_trace_rnbd_clt_unmap_device(session_->name(), path_, disk_name(), force);
+    ktrace::rnbd_clt::unmap_device(session_->name(), path_, disk_name(), force);
     set_state(DeviceState::kUnmapping);
     // Held IO fails now rather than at its next poll.
     if (disk_.added())

@@ -2,6 +2,8 @@
 // its synchronous control messages and its link events.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
+#include "kernel/block/scatterlist.hpp"
+#include "kernel/net/interface.hpp"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -30,17 +32,31 @@ rtrs_address to_api(const rtrs::Address& address, u16 port)
     return out;
 }
 
+// rtrs_client_open answers a session or, as its API says, an ERR_PTR-style
+// negative errno cast to the pointer (the top 4095 addresses): 0 or -errno.
+int open_transport(const rtrs_client_callbacks& callbacks, const rtrs_client_open_params& params,
+                   rtrs_client_session*& out)
+{
+    constexpr long kMaxErrno = 4095;
+    rtrs_client_session* session = rtrs_client_open(&callbacks, &params);
+    const long value = long(reinterpret_cast<cxxrt::uintptr_t>(session));
+    if (value < 0 && value >= -kMaxErrno)
+        return int(value);
+    out = session;
+    return 0;
+}
+
 // An address with an interface name as its scope gets the index here.
 Result<void> resolve_scope(const rtrs::Address& address, rtrs_address& out)
 {
     if (!address.has_scope_name())
         return {};
-    int index = rnbd_kapi_ifindex(address.scope_name);
-    if (index < 0) {
+    auto index = knet::interface_index(address.scope_name);
+    if (index.is_error()) {
         log::err_ratelimited("map_device: no network interface %s for the address scope", address.scope_name);
         return Error(err::kInval);
     }
-    out.scope_id = u32(index);
+    out.scope_id = index.value();
     return {};
 }
 
@@ -53,7 +69,6 @@ Result<void> resolve_scope(const rtrs::Address& address, rtrs_address& out)
 struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     ~Reply()
     {
-        kapi_kfree(sg);
         cxxrt::free_array(buffer);
     }
     static void done(void* context, int error)
@@ -69,7 +84,7 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     rtrs_client_session* rtrs = nullptr;
     rtrs_client_permit* permit = nullptr;
     u8* buffer = nullptr;
-    scatterlist* sg = nullptr;
+    block::SingleScatterlist sg;
     int error = 0;
 };
 
@@ -100,7 +115,7 @@ Result<RefPtr<Session>> Session::open(Client& client, const MapOptions& options)
     params.user_header_size = kUserHeaderSize;
     params.poll_queues = options.poll_queues;
     params.io_hold_timeout_ms = options.io_hold_timeout_ms;
-    int rc = rnbd_kapi_rtrs_open(&callbacks, &params, &session->rtrs_);
+    int rc = open_transport(callbacks, params, session->rtrs_);
     if (rc) {
         log::err_ratelimited("map_device: session %s: RTRS open failed (%d)", session->name_, rc);
         return Error::from_errno(rc);
@@ -155,17 +170,15 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
         reply->buffer = cxxrt::allocate_array<u8>(Gfp::kernel(), reply_out.size());
         if (!reply->buffer)
             return Error(err::kNoMem);
-        reply->sg = rnbd_kapi_sg_alloc_one(reply->buffer, u32(reply_out.size()), Gfp::kernel().flags());
-        if (!reply->sg)
-            return Error(err::kNoMem);
+        CXXRT_TRY(reply->sg.init(reply->buffer, u32(reply_out.size()), Gfp::kernel()));
     }
     reply->permit = rtrs_client_get_permit(rtrs_, RTRS_WAIT);
     if (!reply->permit)
         return Error(err::kNoMem);
     cxxrt::copy_bytes(rtrs_client_permit_header(reply->permit), message.data(), message.size());
     reply->ref();  // the done callback's
-    int rc = rtrs_client_request(rtrs_, reply->permit, direction, u32(message.size()), reply->sg,
-                                 reply->sg ? 1 : 0, u32(reply_out.size()), &Reply::done, reply.get());
+    int rc = rtrs_client_request(rtrs_, reply->permit, direction, u32(message.size()), reply->sg.get(),
+                                 reply->sg.get() ? 1 : 0, u32(reply_out.size()), &Reply::done, reply.get());
     if (rc) {
         rtrs_client_put_permit(rtrs_, reply->permit);
         reply->unref();

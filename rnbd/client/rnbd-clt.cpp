@@ -70,9 +70,7 @@ void Client::teardown()
     device_group_.reset();
     kernel_group_.reset();
     control_group_.reset();
-    if (major_ > 0)
-        rnbd_kapi_unregister_major(major_, kMajorName);
-    major_ = 0;
+    major_.reset();
 }
 
 void Client::device_destroyed()
@@ -122,10 +120,7 @@ constexpr sysfs::GroupSpec kControlGroup = sysfs::group(kControlAttributes);
 
 Result<void> Client::setup()
 {
-    int major = rnbd_kapi_register_major(kMajorName);
-    if (major < 0)
-        return Error::from_errno(major);
-    major_ = major;
+    CXXRT_TRY(major_.register_dynamic(kMajorName));
     control_group_ = CXXRT_TRY(sysfs::Group::create(kControlGroup, sysfs::Flavour::kDevice));
     kernel_group_ = CXXRT_TRY(sysfs::Group::create(kControlGroup, sysfs::Flavour::kKobject));
     device_group_ = CXXRT_TRY(sysfs::Group::create(device_group_spec(), sysfs::Flavour::kKobject));

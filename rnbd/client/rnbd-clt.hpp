@@ -41,6 +41,7 @@
 #include "kernel/block/disk.hpp"
 #include "kernel/block/hardware-queue.hpp"
 #include "kernel/block/limits.hpp"
+#include "kernel/block/major.hpp"
 #include "kernel/block/queue-maps.hpp"
 #include "kernel/block/request.hpp"
 #include "kernel/block/status.hpp"
@@ -299,7 +300,7 @@ public:
     void remove_session(Session& session);
 
     // Device side (used by Device).
-    int major() const { return major_; }
+    int major() const { return major_.number(); }
     void release_index(u32 index);
     // Links to a device's disk under .../devices/ of both trees.
     cxxrt::Result<void> link_device(const char* kernel_name, const char* class_name, cxxrt::sysfs::KobjRef target,
@@ -327,7 +328,7 @@ private:
     Atomic<bool> exiting_{false};
     Atomic<u32> live_devices_{0};
     cxxrt::WaitQueue devices_gone_{cxxrt::lock_class<"rnbd::clt::Client::devices_gone_">};
-    int major_ = 0;
+    block::Major major_;
 
     cxxrt::sysfs::Group control_group_;      // map_device, device flavour (ctl)
     cxxrt::sysfs::Group kernel_group_;       // map_device, kobject flavour (/sys/kernel)

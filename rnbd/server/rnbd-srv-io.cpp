@@ -9,7 +9,7 @@
 // answers the RTRS request exactly once.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
-#include "kernel/trace/kapi-rnbd-trace.h"
+#include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rnbd/server/rnbd-srv.hpp"
@@ -53,7 +53,7 @@ private:
         if (type_ == MsgType::kClose) {
             auto id = codec::decode_close(header);
             if (id.is_ok()) {
-                kapi_trace_process_msg_close(session_.name(), id.value());
+                ktrace::rnbd_srv::process_msg_close(session_.name(), id.value());
                 session_.close(id.value());
             }
             return id.to_errno();
@@ -64,7 +64,7 @@ private:
                                  session_.name(), open.to_errno());
             return open.to_errno();
         }
-        kapi_trace_process_msg_open(session_.name(), open.value().dev_name.data(), u8(open.value().access_mode));
+        ktrace::rnbd_srv::process_msg_open(session_.name(), open.value().dev_name.data(), u8(open.value().access_mode));
         codec::OpenRspFields rsp;
         auto opened = session_.open(open.value(), rsp);
         if (opened.is_error())
@@ -122,9 +122,10 @@ static_assert(u8(wire::AccessMode::kReadOnly) == RNBD_TRACE_ACCESS_RO &&
 [[gnu::cold, gnu::noinline]] void trace_io(Session& session, rtrs_direction direction, const codec::IoFields& f,
                                            u32 data_length, size_t header_length)
 {
-    kapi_trace_process_rdma(session.name(), direction == RTRS_READ ? RNBD_TRACE_DIR_READ : RNBD_TRACE_DIR_WRITE,
-                            session.version(), f.device_id, f.sector, wire::make_rw(f.op, f.flags), f.bi_size, f.prio,
-                            data_length, header_length);
+    using ktrace::rnbd_srv::Direction;
+    ktrace::rnbd_srv::process_rdma(session.name(), direction == RTRS_READ ? Direction::kRead : Direction::kWrite,
+                                   session.version(), f.device_id, f.sector, wire::make_rw(f.op, f.flags), f.bi_size,
+                                   f.prio, data_length, header_length);
 }
 
 int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
@@ -141,7 +142,7 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
         return decoded.to_errno();
     }
     codec::IoFields f = decoded.value();
-    if (kapi_trace_process_rdma_enabled()) [[unlikely]]
+    if (ktrace::rnbd_srv::process_rdma_enabled()) [[unlikely]]
         trace_io(session, direction, f, data_length, header.size());
     SessDev* dev = session.get_dev(f.device_id);
     if (!dev) {
@@ -195,8 +196,8 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
         if (direction != RTRS_READ)
             return -err::kInval;
         session->set_version(info.value().negotiated);
-        kapi_trace_process_msg_sess_info(session->name(), info.value().negotiated, info.value().ver,
-                                         wire::kVersionMajor);
+        ktrace::rnbd_srv::process_msg_sess_info(session->name(), info.value().negotiated, info.value().ver,
+                                                wire::kVersionMajor);
         auto built = codec::build_sess_info_rsp(ByteSpan(static_cast<u8*>(data), data_length),
                                                 info.value().negotiated);
         if (built.is_error())

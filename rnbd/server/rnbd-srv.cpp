@@ -4,7 +4,7 @@
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
 #include "kernel/block/kapi-blkdev.h"
-#include "kernel/trace/kapi-rnbd-trace.h"
+#include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rnbd/server/rnbd-srv.hpp"
@@ -28,14 +28,14 @@ void on_link_event(rtrs_server_session* rtrs, rtrs_server_link_event event, void
         }
         rtrs_server_set_session_context(rtrs, session);
         log::info("session %s connected", session->name());
-        kapi_trace_create_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
+        ktrace::rnbd_srv::create_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
         return;
     }
     Session* session = static_cast<Session*>(context);
     if (!session)
         return;
     // (Linux's server skips this event for a session that never opened a device.)
-    kapi_trace_destroy_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
+    ktrace::rnbd_srv::destroy_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
     session->close_all();
     log::info("session %s disconnected", session->name());
     destroy(session);

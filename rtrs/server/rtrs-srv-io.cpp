@@ -1,7 +1,7 @@
 // Server connections and the IO path: receives, immediates, handing IOs
 // to the user, and answering them.
 #include <cxxrt/log.hpp>
-#include "rtrs/kapi-trace.h"
+#include "kernel/trace/rtrs-events.hpp"
 #include "rtrs/server/rtrs-srv.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -31,8 +31,8 @@ u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
     case PathProtocol::State::kReady: state = RTRS_TRACE_SRV_CONNECTED; break;
     case PathProtocol::State::kClosed: state = RTRS_TRACE_SRV_CLOSING; break;
     }
-    kapi_trace_send_io_resp_imm(path.sysfs_name(), io.is_read ? RTRS_TRACE_DIR_READ : RTRS_TRACE_DIR_WRITE,
-                                io.need_invalidate, always_invalidate, io.chunk_id, 0, 1, state, error);
+    ktrace::rtrs_srv::send_io_resp_imm(path.sysfs_name(), io.is_read ? RTRS_TRACE_DIR_READ : RTRS_TRACE_DIR_WRITE,
+                                       io.need_invalidate, always_invalidate, io.chunk_id, 0, 1, state, error);
 }
 
 }  // namespace
@@ -349,7 +349,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     ib::QueuePair& qp = io.connection->qp();
     ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
     const u32 lkey = pd_->local_dma_lkey();
-    if (kapi_trace_send_io_resp_imm_enabled() && !(io.is_read && error == 0 && io.has_descriptor)) [[unlikely]]
+    if (ktrace::rtrs_srv::send_io_resp_imm_enabled() && !(io.is_read && error == 0 && io.has_descriptor)) [[unlikely]]
         trace_answer(*this, io, p.always_invalidate, error);
     IrqSpinGuard guard(io.connection->post_lock());
     ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];

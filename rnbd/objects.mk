@@ -2,7 +2,8 @@
 # (core/, client/, server/) and the kernel abstractions they sit on
 # (kernel/block/, kernel/net/, kernel/trace/).
 rnbd-client-objs := rnbd/client/rnbd-clt-mod.o kernel/trace/kapi-rnbd-clt-trace.o kernel/block/kapi-blk.o \
-	kernel/block/kapi-sg.o kernel/net/kapi-net.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o rnbd/client/rnbd-clt-dev.o \
+	kernel/block/kapi-sg.o kernel/net/kapi-net.o rnbd/client/rnbd-clt.o rnbd/client/rnbd-clt-session.o \
+	rnbd/client/rnbd-clt-dev.o rnbd/client/rnbd-clt-dev-io.o rnbd/client/rnbd-clt-dev-sysfs.o \
 	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o $(common-objs)
 rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.o rnbd/server/rnbd-srv.o \
 	rnbd/server/rnbd-srv-session.o rnbd/server/rnbd-srv-device.o rnbd/server/rnbd-srv-io.o \

@@ -159,7 +159,7 @@ void rnbd_kapi_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_
 /* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_kfree. */
 struct scatterlist *rnbd_kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
 
-/* ---- upcalls (C++, rnbd/client/rnbd-clt-dev.cpp) ---- */
+/* ---- upcalls (C++, rnbd/client/rnbd-clt-dev{,-io}.cpp) ---- */
 /* KAPI: blk-mq init_request, process context (tag set allocation). */
 void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). */

@@ -10,7 +10,7 @@
 //            mapped through it; refcounted (each Device holds one). Sends
 //            SESS_INFO/OPEN/CLOSE as synchronous RTRS requests and turns the
 //            transport's link events into device state changes (a work item).
-//   Device   one mapping = one /dev/rnbd<N> (rnbd-clt-dev.cpp): tag set,
+//   Device   one mapping = one /dev/rnbd<N> (rnbd-clt-dev{,-io,-sysfs}.cpp): tag set,
 //            gendisk, /sys/block/rnbd<N>/{rnbd_client,rnbd}/ and the IO path.
 //            Refcounted: the mapping holds one reference, the gendisk one
 //            (dropped by free_disk), so a disk still open after a forced
@@ -282,7 +282,7 @@ private:
                             cxxrt::Callback::to<&Session::handle_link_events>(this)};
 };
 
-// The per-device files (rnbd-clt-dev.cpp).
+// The per-device files (rnbd-clt-dev-sysfs.cpp).
 const cxxrt::sysfs::GroupSpec& device_group_spec();
 
 class Client : cxxrt::Pinned {

@@ -1,23 +1,11 @@
 // rnbd-client: one mapped device's sysfs files,
 // /sys/block/rnbd<N>/{rnbd_client,rnbd}/ (table-driven: kDeviceAttributes).
-#include <cxxrt/log.hpp>
-#include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
-#include <cxxrt/percpu.hpp>
-#include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
 namespace rnbd::clt {
-
-using cxxrt::ByteSpan;
-using cxxrt::Result;
-using cxxrt::StringView;
-using cxxrt::sysfs::Input;
-using cxxrt::sysfs::Output;
-namespace err = cxxrt::err;
-namespace log = cxxrt::log;
 
 namespace {
 

@@ -2,24 +2,13 @@
 // gendisk and its limits), remap, unmap, and the block device's
 // open/release. The IO path is rnbd-clt-dev-io.cpp, the sysfs files
 // rnbd-clt-dev-sysfs.cpp.
-#include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
-#include <cxxrt/parse.hpp>
 #include <cxxrt/percpu.hpp>
 #include "kernel/trace/rnbd-events.hpp"
-#include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
 namespace rnbd::clt {
-
-using cxxrt::ByteSpan;
-using cxxrt::Result;
-using cxxrt::StringView;
-using cxxrt::sysfs::Input;
-using cxxrt::sysfs::Output;
-namespace err = cxxrt::err;
-namespace log = cxxrt::log;
 
 namespace {
 

@@ -9,12 +9,6 @@
 
 namespace rnbd::clt {
 
-using cxxrt::ByteSpan;
-using cxxrt::ConstByteSpan;
-using cxxrt::Result;
-namespace err = cxxrt::err;
-namespace log = cxxrt::log;
-
 namespace {
 
 rtrs_address to_api(const rtrs::Address& address, u16 port)

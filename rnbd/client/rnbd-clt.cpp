@@ -11,12 +11,6 @@
 
 namespace rnbd::clt {
 
-using cxxrt::Result;
-using cxxrt::StringView;
-using cxxrt::sysfs::Input;
-using cxxrt::sysfs::Output;
-namespace err = cxxrt::err;
-namespace log = cxxrt::log;
 namespace sysfs = cxxrt::sysfs;
 
 namespace {

@@ -29,6 +29,8 @@
 #pragma once
 
 #include <cxxrt/atomic.hpp>
+#include <cxxrt/errno.hpp>
+#include <cxxrt/log.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
@@ -53,10 +55,18 @@
 namespace rnbd::clt {
 
 using cxxrt::Atomic;
+using cxxrt::ByteSpan;
+using cxxrt::ConstByteSpan;
 using cxxrt::Error;
 using cxxrt::Gfp;
 using cxxrt::RefPtr;
+using cxxrt::Result;
+using cxxrt::StringView;
 using cxxrt::u64;
+using cxxrt::sysfs::Input;
+using cxxrt::sysfs::Output;
+namespace err = cxxrt::err;
+namespace log = cxxrt::log;
 
 class Client;
 class Session;

@@ -43,11 +43,7 @@ ServerConnection::~ServerConnection()
 {
     connection_.reset();  // QP and CQ go first, then the cm_id
     receive_buffer_.reset();
-    if (slots_) {
-        for (u32 i = 0; i < slot_count_; ++i)
-            slots_[i].~ReceiveSlot();
-        free_array(slots_);
-    }
+    slots_.reset();
 }
 
 Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib::ProtectionDomain> pd)
@@ -70,14 +66,10 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     CXXRT_TRY(connection_->create_queues(Gfp::kernel(), move(pd), config));
 
     if (cid_ == 0) {
-        slot_count_ = p.queue_depth + 4;
-        slots_ = allocate_array<ReceiveSlot>(Gfp::kernel(), slot_count_);
-        if (!slots_)
-            return Error(err::kNoMem);
+        slots_ = CXXRT_TRY(cxxrt::Array<ReceiveSlot>::create(Gfp::kernel(), p.queue_depth + 4));
         receive_buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), connection_->device(),
-                                                          slot_count_ * kReceiveSize, ib::DmaDirection::kFromDevice));
-        for (u32 i = 0; i < slot_count_; ++i) {
-            new (&slots_[i]) ReceiveSlot();
+                                                          slots_.size() * kReceiveSize, ib::DmaDirection::kFromDevice));
+        for (u32 i = 0; i < slots_.size(); ++i) {
             slots_[i].connection = this;
             slots_[i].index = i;
             CXXRT_TRY(repost_receive(&slots_[i]));
@@ -273,7 +265,7 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
     }
     io.connection = &connection;
     io.offset = request.value().offset;
-    inflight_.fetch_add(1);
+    inflight_.enter();
     if (params().always_invalidate) {
         // The client's rkey for this chunk dies before we look at the data;
         // the answer carries the new one.
@@ -393,8 +385,7 @@ void Path::count_batch(void* context, u32 completions, bool)
 void Path::io_finished(ServerIo& io)
 {
     io.busy.store(false);
-    if (inflight_.fetch_sub(1) == 1)
-        idle_.wake_up_all();
+    inflight_.leave();
 }
 
 }  // namespace rtrs::srv

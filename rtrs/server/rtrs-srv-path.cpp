@@ -39,12 +39,6 @@ bool Path::same_addresses(const ib::IncomingConnection& incoming) const
            same_address(client_address_, incoming.destination_address());
 }
 
-void Path::end_setup()
-{
-    if (setups_.fetch_sub(1) == 1)
-        idle_.wake_up_all();
-}
-
 void Path::enforce(Verdict verdict, const char* what, u16 cid)
 {
     if (verdict != Verdict::kClose)
@@ -63,17 +57,15 @@ Result<void> Path::init(ib::Device device)
     pd_ = CXXRT_TRY(ib::ProtectionDomain::create(Gfp::kernel(), device));
     cpu_stats_ = CXXRT_TRY(PerCpu<ServerCpuStats>::create(Gfp::kernel()));
     connections_ = allocate_array<ServerConnection*>(Gfp::kernel(), connection_count_);
-    chunks_ = allocate_array<UniquePtr<ib::DmaBuffer>>(Gfp::kernel(), p.queue_depth);
-    chunk_regions_ = allocate_array<UniquePtr<ib::MemoryRegion>>(Gfp::kernel(), p.queue_depth);
-    ios_ = allocate_array<ServerIo>(Gfp::kernel(), p.queue_depth);
-    descriptors_ = allocate_array<codec::SgEntry>(Gfp::kernel(), p.queue_depth);
-    if (!connections_ || !chunks_ || !chunk_regions_ || !ios_ || !descriptors_)
+    if (!connections_)
         return Error(err::kNoMem);
-    // The arrays are zeroed memory: give their elements real construction.
+    chunks_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ib::DmaBuffer>>::create(Gfp::kernel(), p.queue_depth));
+    chunk_regions_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ib::MemoryRegion>>::create(Gfp::kernel(), p.queue_depth));
+    ios_ = CXXRT_TRY(cxxrt::Array<ServerIo>::create(Gfp::kernel(), p.queue_depth));
+    descriptors_ = allocate_array<codec::SgEntry>(Gfp::kernel(), p.queue_depth);
+    if (!descriptors_)
+        return Error(err::kNoMem);
     for (u32 i = 0; i < p.queue_depth; ++i) {
-        new (&chunks_[i]) UniquePtr<ib::DmaBuffer>();
-        new (&chunk_regions_[i]) UniquePtr<ib::MemoryRegion>();
-        new (&ios_[i]) ServerIo();
         ios_[i].path = this;
         ios_[i].chunk_id = i;
     }
@@ -175,16 +167,8 @@ Path::~Path()
     // touches freed memory (rxe WARNs in rxe_pool_cleanup about what is left).
     for_each_connection([](ServerConnection& connection) { connection.release_queues(); });
     // MRs before the PD and the memory they cover.
-    if (chunk_regions_) {
-        for (u32 i = 0; i < p.queue_depth; ++i)
-            chunk_regions_[i].~UniquePtr();
-        free_array(chunk_regions_);
-    }
-    if (chunks_) {
-        for (u32 i = 0; i < p.queue_depth; ++i)
-            chunks_[i].~UniquePtr();
-        free_array(chunks_);
-    }
+    chunk_regions_.reset();
+    chunks_.reset();
     info_response_.reset();
     rkey_responses_.reset();
     pd_.reset();
@@ -197,11 +181,7 @@ Path::~Path()
     }
     g_counters.registered_chunk_bytes.add(-(long long)(u64(registered_chunks_) * p.chunk_size));
     g_counters.paths.add(-1);
-    if (ios_) {
-        for (u32 i = 0; i < p.queue_depth; ++i)
-            ios_[i].~ServerIo();
-        free_array(ios_);
-    }
+    ios_.reset();
     free_array(descriptors_);
 }
 
@@ -380,15 +360,15 @@ void Path::close_now()
     // itself under the context lock: taking that lock once makes its count
     // visible, and later requests no longer find a closing path.
     { MutexGuard guard(session_.context().mutex()); }
-    idle_.wait([this] { return setups_.load() == 0; });
+    setups_.wait_idle();
     sysfs_.remove();  // waits for running show/store handlers
     cancel_works();
     for_each_connection([](ServerConnection& connection) { connection.disconnect(); });
     for_each_connection([](ServerConnection& connection) { connection.drain(); });
     // After the drain no receive handler can queue it again.
     setup_work_.cancel_sync();
-    while (!idle_.wait_timeout([this] { return inflight_.load() == 0; }, 10000))
-        log::warn("session %s: waiting for the user to answer %u IOs", session_.name(), inflight_.load());
+    while (!inflight_.wait_idle_timeout(10000))
+        log::warn("session %s: waiting for the user to answer %u IOs", session_.name(), inflight_.count());
     session_.context().path_closed(*this);  // destroys this path
 }
 

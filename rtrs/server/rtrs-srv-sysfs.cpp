@@ -98,7 +98,7 @@ Result<void> Path::show_rdma(Output& out)
     ServerCpuStats* array = nullptr;
     u32 count = 0;
     CXXRT_TRY(gather_stats(array, count));
-    out.commit(format_server_rdma(Span<const ServerCpuStats>(array, count), inflight_.load(), out.remaining()));
+    out.commit(format_server_rdma(Span<const ServerCpuStats>(array, count), inflight_.count(), out.remaining()));
     free_array(array);
     return {};
 }

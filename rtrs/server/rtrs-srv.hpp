@@ -23,8 +23,10 @@
 // decided by PathProtocol (rtrs-srv-protocol.hpp).
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/debugfs.hpp>
+#include <cxxrt/drain.hpp>
 #include <cxxrt/time.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
@@ -170,8 +172,7 @@ private:
     UniquePtr<ib::Connection> connection_;
     // Connection 0 receives into buffers; IO connections use empty receives.
     UniquePtr<ib::DmaBuffer> receive_buffer_;
-    ReceiveSlot* slots_ = nullptr;
-    u32 slot_count_ = 0;
+    cxxrt::Array<ReceiveSlot> slots_;
     cxxrt::Atomic<bool> established_{false};
     // Held around every post on this QP (see post_lock()).
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::srv::ServerConnection::post_lock_">};
@@ -196,8 +197,8 @@ public:
     cxxrt::Mutex& setup_mutex() { return setup_mutex_; }
     // A connect request found this path under Context::mutex() and sets it
     // up after dropping that lock: the path's teardown waits for it.
-    void begin_setup() { setups_.fetch_add(1); }
-    void end_setup();
+    void begin_setup() { setups_.enter(); }
+    void end_setup() { setups_.leave(); }
     // The client side and server side addresses match (upstream refuses a
     // second path of a session between the same two addresses).
     bool same_addresses(const ib::IncomingConnection& incoming) const;
@@ -275,7 +276,7 @@ private:
     PathProtocol protocol_;
     bool initialized_ = false;
     cxxrt::Mutex setup_mutex_{cxxrt::lock_class<"rtrs::srv::Path::setup_mutex_">};
-    cxxrt::Atomic<u32> setups_{0};
+    cxxrt::DrainCounter setups_{cxxrt::lock_class<"rtrs::srv::Path::setups_">};
     ib::SockAddr server_address_;
     ib::SockAddr client_address_;
     cxxrt::Atomic<u32> established_count_{0};
@@ -283,19 +284,18 @@ private:
     cxxrt::RefPtr<ib::ProtectionDomain> pd_;
     codec::ChunkGeometry geometry_{};
     ServerConnection** connections_ = nullptr;
-    UniquePtr<ib::DmaBuffer>* chunks_ = nullptr;  // this path's mappings of the session's chunks
-    UniquePtr<ib::MemoryRegion>* chunk_regions_ = nullptr;
+    cxxrt::Array<UniquePtr<ib::DmaBuffer>> chunks_;  // this path's mappings of the session's chunks
+    cxxrt::Array<UniquePtr<ib::MemoryRegion>> chunk_regions_;
     u32 registered_chunks_ = 0;
     cxxrt::Atomic<bool> chunks_ready_{false};
     cxxrt::Atomic<bool> info_pending_{false};
     u8 info_request_[ServerConnection::kReceiveSize] = {};
     u32 info_request_length_ = 0;
-    ServerIo* ios_ = nullptr;
+    cxxrt::Array<ServerIo> ios_;
     codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
     UniquePtr<ib::DmaBuffer> info_response_;
     UniquePtr<ib::DmaBuffer> rkey_responses_;  // queue_depth RKEY_RSP messages
-    cxxrt::Atomic<u32> inflight_{0};           // IOs handed to the user, not yet answered
-    cxxrt::WaitQueue idle_{cxxrt::lock_class<"rtrs::srv::Path::idle_">};
+    cxxrt::DrainCounter inflight_{cxxrt::lock_class<"rtrs::srv::Path::inflight_">};  // IOs handed to the user, not yet answered
     Heartbeat heartbeat_;
     cxxrt::PerCpu<ServerCpuStats> cpu_stats_;
     PathSysfs sysfs_;

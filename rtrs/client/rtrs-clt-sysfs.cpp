@@ -56,6 +56,7 @@ Result<void> SessionSysfs::create(Session& session)
         device_.reset();
         return paths.error();
     }
+    paths_.announce();
     return {};
 }
 
@@ -68,11 +69,13 @@ void SessionSysfs::remove()
 Result<void> PathSysfs::create(Path& path, SessionSysfs& session, const char* name)
 {
     CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
-    auto stats = stats_.add(&path, sysfs::KobjRef(directory_.kobject()), "stats", &g_sysfs->stats_group);
+    directory_.announce();
+    auto stats = stats_.add(&path, directory_, "stats", &g_sysfs->stats_group);
     if (stats.is_error()) {
         directory_.remove();
         return stats.error();
     }
+    stats_.announce();
     return {};
 }
 

@@ -11,7 +11,7 @@
 
 #include <cxxrt/sysfs.hpp>
 #include <cxxrt/unique_ptr.hpp>
-#include "rtrs/rtrs-sysfs-dir.hpp"
+#include <cxxrt/sysfs_dir.hpp>
 
 namespace rtrs::clt {
 
@@ -29,12 +29,12 @@ public:
     ~SessionSysfs() { remove(); }
     [[nodiscard]] cxxrt::Result<void> create(Session& session);
     void remove();
-    cxxrt::sysfs::KobjRef paths_dir() { return cxxrt::sysfs::KobjRef(paths_.kobject()); }
+    cxxrt::sysfs::KobjRef paths_dir() { return paths_; }
     bool exists() const { return bool(device_); }
 
 private:
     cxxrt::sysfs::Device device_;
-    SysfsDirectory paths_;
+    cxxrt::sysfs::Directory paths_;
 };
 
 // One path's directory and its stats/ subdirectory.
@@ -47,8 +47,8 @@ public:
     bool exists() const { return directory_.exists(); }
 
 private:
-    SysfsDirectory directory_;
-    SysfsDirectory stats_;
+    cxxrt::sysfs::Directory directory_;
+    cxxrt::sysfs::Directory stats_;
 };
 
 // Made here so that only this file constructs the directories.

@@ -189,9 +189,12 @@ Result<void> SessionSysfs::create(Session& session)
 {
     device_ = CXXRT_TRY(sysfs::Device::create(g_sysfs->device_class, nullptr, session.name(), &session));
     auto paths = paths_.add(&session, sysfs::KobjRef(device_), "paths", nullptr);
-    if (paths.is_error())
+    if (paths.is_error()) {
         device_.reset();
-    return paths;
+        return paths.error();
+    }
+    paths_.announce();
+    return {};
 }
 
 void SessionSysfs::remove()
@@ -218,11 +221,15 @@ Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
     copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
     size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
     CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
+    directory_.announce();
     copy_bytes(name_, name, min(length, sizeof(name_) - 1));
-    auto stats = stats_.add(&path, sysfs::KobjRef(directory_.kobject()), "stats", &g_sysfs->stats_group);
-    if (stats.is_error())
+    auto stats = stats_.add(&path, directory_, "stats", &g_sysfs->stats_group);
+    if (stats.is_error()) {
         directory_.remove();
-    return stats;
+        return stats.error();
+    }
+    stats_.announce();
+    return {};
 }
 
 void PathSysfs::remove()

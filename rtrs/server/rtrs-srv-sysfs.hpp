@@ -5,7 +5,7 @@
 
 #include <cxxrt/sysfs.hpp>
 #include "common/rtrs-addr.hpp"
-#include "rtrs/rtrs-sysfs-dir.hpp"
+#include <cxxrt/sysfs_dir.hpp>
 
 namespace rtrs::srv {
 
@@ -21,12 +21,12 @@ class SessionSysfs : cxxrt::Pinned {
 public:
     [[nodiscard]] cxxrt::Result<void> create(Session& session);
     void remove();
-    cxxrt::sysfs::KobjRef paths_dir() { return cxxrt::sysfs::KobjRef(paths_.kobject()); }
+    cxxrt::sysfs::KobjRef paths_dir() { return paths_; }
     bool exists() const { return bool(device_); }
 
 private:
     cxxrt::sysfs::Device device_;
-    SysfsDirectory paths_;
+    cxxrt::sysfs::Directory paths_;
 };
 
 // One path's directory and its stats/ subdirectory.
@@ -40,8 +40,8 @@ public:
     const char* name() const { return name_; }
 
 private:
-    SysfsDirectory directory_;
-    SysfsDirectory stats_;
+    cxxrt::sysfs::Directory directory_;
+    cxxrt::sysfs::Directory stats_;
     char name_[kMaxPathNameLength + 1] = {};
 };
 

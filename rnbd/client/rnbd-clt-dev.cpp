@@ -2,6 +2,7 @@
 // gendisk and its limits), remap, unmap, and the block device's
 // open/release. The IO path is rnbd-clt-dev-io.cpp, the sysfs files
 // rnbd-clt-dev-sysfs.cpp.
+#include <cxxrt/foreign.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/percpu.hpp>
 #include "kernel/trace/rnbd-events.hpp"
@@ -186,7 +187,7 @@ Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
         disk_.set_read_only();
     set_state(DeviceState::kOpen);
     CXXRT_TRY(disk_.add());
-    ref();  // the disk's, dropped by free_disk
+    (void)cxxrt::into_foreign(RefPtr<Device>(this));  // the disk's (its private data), dropped by free_disk
     return {};
 }
 
@@ -367,5 +368,5 @@ extern "C" void rnbd_clt_cxx_release(void* device) noexcept
 
 extern "C" void rnbd_clt_cxx_free_disk(void* device) noexcept
 {
-    static_cast<Device*>(device)->unref();
+    (void)cxxrt::from_foreign<cxxrt::RefPtr<Device>>(device);  // the disk's reference
 }

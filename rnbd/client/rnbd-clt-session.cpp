@@ -1,5 +1,6 @@
 // rnbd-client: the RTRS session shared by the devices mapped through it,
 // its synchronous control messages and its link events.
+#include <cxxrt/foreign.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
 #include "kernel/block/scatterlist.hpp"
@@ -67,11 +68,10 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     }
     static void done(void* context, int error)
     {
-        Reply* reply = static_cast<Reply*>(context);
+        RefPtr<Reply> reply = cxxrt::from_foreign<RefPtr<Reply>>(context);  // dropped last
         reply->error = error;
         rtrs_client_put_permit(reply->rtrs, reply->permit);
         reply->completed.complete();
-        reply->unref();
     }
 
     cxxrt::Completion completed{cxxrt::lock_class<"rnbd::clt::Session::Reply::completed">};
@@ -170,12 +170,12 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
     if (!reply->permit)
         return Error(err::kNoMem);
     cxxrt::copy_bytes(rtrs_client_permit_header(reply->permit), message.data(), message.size());
-    reply->ref();  // the done callback's
+    void* context = cxxrt::into_foreign(RefPtr<Reply>(reply));  // the done callback's reference
     int rc = rtrs_client_request(rtrs_, reply->permit, direction, u32(message.size()), reply->sg.get(),
-                                 reply->sg.get() ? 1 : 0, u32(reply_out.size()), &Reply::done, reply.get());
+                                 reply->sg.get() ? 1 : 0, u32(reply_out.size()), &Reply::done, context);
     if (rc) {
         rtrs_client_put_permit(rtrs_, reply->permit);
-        reply->unref();
+        (void)cxxrt::from_foreign<RefPtr<Reply>>(context);  // never handed over: dropped here
         return Error::from_errno(rc);
     }
     if (!reply->completed.wait_timeout(kMessageTimeoutMs)) {

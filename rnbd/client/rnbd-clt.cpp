@@ -59,18 +59,12 @@ void Client::teardown()
     }
     control_.reset();
     class_.reset();
-    if (!devices_gone_.wait_timeout([&] { return live_devices_.load() == 0; }, kTeardownWaitMs))
-        log::err("%u devices still alive at unload", live_devices_.load());
+    if (!live_devices_.wait_idle_timeout(kTeardownWaitMs))
+        log::err("%u devices still alive at unload", live_devices_.count());
     device_group_.reset();
     kernel_group_.reset();
     control_group_.reset();
     major_.reset();
-}
-
-void Client::device_destroyed()
-{
-    live_devices_.fetch_sub(1);
-    devices_gone_.wake_up_all();
 }
 
 // ---- map_device ------------------------------------------------------------------

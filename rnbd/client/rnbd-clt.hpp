@@ -31,6 +31,7 @@
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/errno.hpp>
 #include <cxxrt/log.hpp>
+#include <cxxrt/drain.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
@@ -320,8 +321,8 @@ public:
     // A device's unmap: off the registry (the caller then tears it down).
     void forget_device(Device& device);
 
-    void device_created() { live_devices_.fetch_add(1); }
-    void device_destroyed();
+    void device_created() { live_devices_.enter(); }
+    void device_destroyed() { live_devices_.leave(); }
 
 private:
     cxxrt::Result<void> map(const MapOptions& options);
@@ -336,8 +337,7 @@ private:
     cxxrt::Mutex sessions_lock_{cxxrt::lock_class<"rnbd::clt::Client::sessions_lock_">};
     cxxrt::IntrusiveList<Session, &Session::registry_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
     Atomic<bool> exiting_{false};
-    Atomic<u32> live_devices_{0};
-    cxxrt::WaitQueue devices_gone_{cxxrt::lock_class<"rnbd::clt::Client::devices_gone_">};
+    cxxrt::DrainCounter live_devices_{cxxrt::lock_class<"rnbd::clt::Client::live_devices_">};
     block::Major major_;
 
     cxxrt::sysfs::Group control_group_;      // map_device, device flavour (ctl)

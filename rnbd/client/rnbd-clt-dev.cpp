@@ -25,9 +25,7 @@ Device::Device(Client& client, RefPtr<Session> session, u32 index, const MapOpti
       index_(index),
       access_mode_(options.access_mode),
       io_mode_(options.io_mode),
-      poll_queues_(options.poll_queues),
-      dir_(cxxrt::Callback::to<&Device::kobject_released>(this)),
-      alias_dir_(cxxrt::Callback::to<&Device::kobject_released>(this))
+      poll_queues_(options.poll_queues)
 {
     size_t length = cxxrt::min<size_t>(options.device_path.length(), wire::kNameMax - 1);
     cxxrt::copy_bytes(path_, options.device_path.data(), length);
@@ -195,26 +193,18 @@ Result<void> Device::create_sysfs()
 {
     cxxrt::sysfs::KobjRef disk_dir = disk_.device_kobject();
     CXXRT_TRY(client_.link_device(device_id_, link_name_, disk_dir, kernel_link_, class_link_));
-    CXXRT_TRY(dir_.add(this, disk_dir, "rnbd_client"));
-    CXXRT_TRY(dir_.add_group(client_.device_group()));
-    dir_.uevent_add();
-    CXXRT_TRY(alias_dir_.add(this, disk_dir, "rnbd"));
-    CXXRT_TRY(alias_dir_.add_group(client_.device_group()));
-    alias_dir_.uevent_add();
+    CXXRT_TRY(dir_.add(this, disk_dir, "rnbd_client", &client_.device_group()));
+    dir_.announce();
+    CXXRT_TRY(alias_dir_.add(this, disk_dir, "rnbd", &client_.device_group()));
+    alias_dir_.announce();
     return {};
 }
 
 void Device::remove_sysfs()
 {
     client_.unlink_device(device_id_, link_name_, kernel_link_, class_link_);
-    cxxrt::sysfs::Kobject* dirs[] = {&alias_dir_, &dir_};
-    for (cxxrt::sysfs::Kobject* dir : dirs) {
-        if (!dir->is_added())
-            continue;
-        dir->del();
-        dir->put();
-        kobjects_gone_.wait();
-    }
+    alias_dir_.remove();
+    dir_.remove();
 }
 
 void Device::unmap(bool force)

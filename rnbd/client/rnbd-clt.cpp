@@ -22,12 +22,7 @@ constinit Client* g_client = nullptr;
 
 }  // namespace
 
-Client::Client()
-    : class_devices_(cxxrt::Callback::to<&Client::kobject_released>(this)),
-      top_(cxxrt::Callback::to<&Client::kobject_released>(this)),
-      kernel_devices_(cxxrt::Callback::to<&Client::kobject_released>(this))
-{
-}
+Client::Client() = default;
 
 void Client::teardown()
 {
@@ -49,14 +44,9 @@ void Client::teardown()
         device->unref();
     }
     // Kobjects children first; the map_device handlers drain here.
-    sysfs::Kobject* dirs[] = {&kernel_devices_, &top_, &class_devices_};
-    for (sysfs::Kobject* dir : dirs) {
-        if (!dir->is_added())
-            continue;
-        dir->del();
-        dir->put();
-        kobjects_gone_.wait();
-    }
+    kernel_devices_.remove();
+    top_.remove();
+    class_devices_.remove();
     control_.reset();
     class_.reset();
     if (!live_devices_.wait_idle_timeout(kTeardownWaitMs))
@@ -115,9 +105,8 @@ Result<void> Client::setup()
     class_ = CXXRT_TRY(sysfs::DeviceClass::create("rnbd-client"));
     control_ = CXXRT_TRY(sysfs::Device::create(class_, nullptr, "ctl", this, &control_group_));
     CXXRT_TRY(class_devices_.add(this, control_, "devices"));
-    CXXRT_TRY(top_.add(this, sysfs::KobjRef::kernel(), "rnbd_client"));
-    CXXRT_TRY(top_.add_group(kernel_group_));
-    top_.uevent_add();
+    CXXRT_TRY(top_.add(this, sysfs::KobjRef::kernel(), "rnbd_client", &kernel_group_));
+    top_.announce();
     CXXRT_TRY(kernel_devices_.add(this, top_, "devices"));
     return {};
 }

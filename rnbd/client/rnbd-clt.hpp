@@ -32,6 +32,7 @@
 #include <cxxrt/errno.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/drain.hpp>
+#include <cxxrt/sysfs_dir.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
@@ -195,7 +196,6 @@ private:
     cxxrt::Result<void> apply_offered_limits();
     void finish_io(IoRequest& io);
     block::Status hold_or_fail(block::HardwareQueue queue);
-    void kobject_released() { kobjects_gone_.complete(); }
 
     Client& client_;
     RefPtr<Session> session_;
@@ -227,9 +227,8 @@ private:
     // Declared in this order: the disk is put before its tag set is freed.
     block::TagSet<IoRequest> tag_set_;
     block::Disk disk_;
-    cxxrt::sysfs::Kobject dir_;        // rnbd_client
-    cxxrt::sysfs::Kobject alias_dir_;  // rnbd
-    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Device::kobjects_gone_">};
+    cxxrt::sysfs::Directory dir_;        // rnbd_client
+    cxxrt::sysfs::Directory alias_dir_;  // rnbd
     bool kernel_link_ = false;
     bool class_link_ = false;
 };
@@ -328,7 +327,6 @@ private:
     cxxrt::Result<void> map(const MapOptions& options);
     cxxrt::Result<u32> allocate_index() CXXRT_REQUIRES(map_lock_);
     bool mapped(cxxrt::StringView session, cxxrt::StringView path) CXXRT_REQUIRES(map_lock_);
-    void kobject_released() { kobjects_gone_.complete(); }
 
     cxxrt::Mutex map_lock_{cxxrt::lock_class<"rnbd::clt::Client::map_lock_">};
     cxxrt::IntrusiveList<Device, &Device::registry_node> devices_ CXXRT_GUARDED_BY(map_lock_);
@@ -345,10 +343,9 @@ private:
     cxxrt::sysfs::Group device_group_;       // per-device files (kobject flavour)
     cxxrt::sysfs::DeviceClass class_;        // /sys/class/rnbd-client
     cxxrt::sysfs::Device control_;           // .../ctl
-    cxxrt::sysfs::Kobject class_devices_;    // .../ctl/devices
-    cxxrt::sysfs::Kobject top_;              // /sys/kernel/rnbd_client
-    cxxrt::sysfs::Kobject kernel_devices_;   // /sys/kernel/rnbd_client/devices
-    cxxrt::Completion kobjects_gone_{cxxrt::lock_class<"rnbd::clt::Client::kobjects_gone_">};
+    cxxrt::sysfs::Directory class_devices_;    // .../ctl/devices
+    cxxrt::sysfs::Directory top_;              // /sys/kernel/rnbd_client
+    cxxrt::sysfs::Directory kernel_devices_;   // /sys/kernel/rnbd_client/devices
 };
 
 }  // namespace rnbd::clt

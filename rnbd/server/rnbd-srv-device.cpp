@@ -79,8 +79,7 @@ void Backing::close()
 // ---- Device ----
 
 Device::Device(u32 key_dev, u64 key_ino)
-    : key_dev_(key_dev), key_ino_(key_ino), kobj_(Callback::to<&Device::kobj_released>(this)),
-      sessions_(Callback::to<&Device::sessions_released>(this))
+    : key_dev_(key_dev), key_ino_(key_ino)
 {
 }
 
@@ -100,15 +99,8 @@ void Device::remove_sysfs()
     if (linked_)
         sysfs::remove_link(kobj_, "block_dev");
     linked_ = false;
-    sysfs::Kobject* dirs[] = {&sessions_, &kobj_};
-    Completion* gone[] = {&sessions_gone_, &kobj_gone_};
-    for (int i = 0; i < 2; ++i) {
-        if (!dirs[i]->is_added())
-            continue;
-        dirs[i]->del();
-        dirs[i]->put();
-        gone[i]->wait();
-    }
+    sessions_.remove();
+    kobj_.remove();
 }
 
 void Device::set_name(const Backing& backing, const char* mapping_path)
@@ -126,7 +118,7 @@ void Device::set_name(const Backing& backing, const char* mapping_path)
 // ---- SessDev ----
 
 SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path)
-    : session_(session), id_(id), access_mode_(mode), kobj_(Callback::to<&SessDev::kobj_released>(this))
+    : session_(session), id_(id), access_mode_(mode)
 {
     const size_t n = min(mapping_path.length(), sizeof(mapping_path_) - 1);
     copy_bytes(mapping_path_, mapping_path.data(), n);

@@ -114,15 +114,7 @@ Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* pat
         destroy(dev);
         return attached.error();
     }
-    auto added = dev->kobj_.add(dev, dev->device_->sessions_dir(), name_);
-    if (added.is_ok()) {
-        added = dev->kobj_.add_group(server().sess_dev_group());
-        if (added.is_error()) {
-            dev->kobj_.del();
-            dev->kobj_.put();
-            dev->kobj_gone_.wait();
-        }
-    }
+    auto added = dev->kobj_.add(dev, dev->device_->sessions_dir(), name_, &server().sess_dev_group());
     if (added.is_error()) {
         server().detach(*dev);
         destroy(dev);
@@ -144,11 +136,7 @@ void Session::close_dev(SessDev& dev, bool keep_id)
         dev.state_ = SessDev::State::kClosing;
     }
     dev.drain();  // no IO of this mapping is left in flight
-    if (dev.kobj_.is_added()) {
-        dev.kobj_.del();
-        dev.kobj_.put();
-        dev.kobj_gone_.wait();
-    }
+    dev.kobj_.remove();
     server().detach(dev);
     dev.backing_.close();
     log::info("session %s: closed device id %u (%s)%s", name_, dev.id_, dev.mapping_path_,

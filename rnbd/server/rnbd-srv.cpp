@@ -83,15 +83,8 @@ void Server::stop()
     if (kernel_link_)
         sysfs::remove_link(kernel_dir_, "devices");
     kernel_link_ = false;
-    sysfs::Kobject* dirs[] = {&kernel_dir_, &devices_dir_};
-    Completion* gone[] = {&kernel_gone_, &devices_gone_};
-    for (int i = 0; i < 2; ++i) {
-        if (!dirs[i]->is_added())
-            continue;
-        dirs[i]->del();
-        dirs[i]->put();
-        gone[i]->wait();
-    }
+    kernel_dir_.remove();
+    devices_dir_.remove();
     ctl_.reset();
     class_.reset();
     sess_dev_group_.reset();

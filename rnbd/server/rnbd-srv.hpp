@@ -26,6 +26,7 @@
 #include <cxxrt/span.hpp>
 #include <cxxrt/sync.hpp>
 #include <cxxrt/sysfs.hpp>
+#include <cxxrt/sysfs_dir.hpp>
 #include <cxxrt/wait.hpp>
 #include <cxxrt/work.hpp>
 #include <proto/rnbd-wire.hpp>
@@ -135,7 +136,6 @@ public:
 private:
     friend class Session;
     friend class Server;
-    void kobj_released() { kobj_gone_.complete(); }
     // Waits until no IO holds a reference (the owner's is dropped here).
     void drain();
 
@@ -150,8 +150,7 @@ private:
     Backing backing_;
     Atomic<u32> refs_{1};
     Completion* drained_ = nullptr;
-    sysfs::Kobject kobj_;
-    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::SessDev::kobj_gone_">};
+    sysfs::Directory kobj_;
     bool module_ref_ = false;
     char mapping_path_[kNameSize] = {};
 
@@ -173,22 +172,17 @@ public:
     // Creates devices/<name>/{block_dev, sessions/}. Process context.
     Result<void> add_sysfs(sysfs::KobjRef parent, const Backing& backing);
     void remove_sysfs();
-    sysfs::Kobject& sessions_dir() { return sessions_; }
+    sysfs::Directory& sessions_dir() { return sessions_; }
 
 private:
     friend class Server;
-    void kobj_released() { kobj_gone_.complete(); }
-    void sessions_released() { sessions_gone_.complete(); }
-
     ListNode server_node_;
     u32 key_dev_;
     u64 key_ino_;
     int writers_ = 0;             // under Server::devices_lock_
     SessDev::DeviceList mappings_;  // under Server::devices_lock_
-    sysfs::Kobject kobj_;
-    sysfs::Kobject sessions_;
-    Completion kobj_gone_{cxxrt::lock_class<"rnbd::srv::Device::kobj_gone_">};
-    Completion sessions_gone_{cxxrt::lock_class<"rnbd::srv::Device::sessions_gone_">};
+    sysfs::Directory kobj_;
+    sysfs::Directory sessions_;
     bool linked_ = false;
     char name_[kNameSize] = {};
 
@@ -239,8 +233,7 @@ private:
 
 class Server : Pinned {
 public:
-    Server() : devices_dir_(cxxrt::Callback::to<&Server::devices_released>(this)),
-               kernel_dir_(cxxrt::Callback::to<&Server::kernel_released>(this)) {}
+    Server() = default;
     ~Server() = default;
 
     Result<void> start(u16 port);
@@ -256,8 +249,6 @@ public:
     const sysfs::Group& sess_dev_group() const { return sess_dev_group_; }
 
 private:
-    void devices_released() { devices_gone_.complete(); }
-    void kernel_released() { kernel_gone_.complete(); }
 
     rtrs_server_context* rtrs_ = nullptr;
     cxxrt::Workqueue io_wq_;
@@ -265,10 +256,8 @@ private:
     sysfs::Group sess_dev_group_;
     sysfs::DeviceClass class_;
     sysfs::Device ctl_;
-    sysfs::Kobject devices_dir_;  // /sys/class/rnbd-server/ctl/devices
-    sysfs::Kobject kernel_dir_;   // /sys/kernel/rnbd_server
-    Completion devices_gone_{cxxrt::lock_class<"rnbd::srv::Server::devices_gone_">};
-    Completion kernel_gone_{cxxrt::lock_class<"rnbd::srv::Server::kernel_gone_">};
+    sysfs::Directory devices_dir_;  // /sys/class/rnbd-server/ctl/devices
+    sysfs::Directory kernel_dir_;   // /sys/kernel/rnbd_server
     bool kernel_link_ = false;
     Mutex devices_lock_{cxxrt::lock_class<"rnbd::srv::Server::devices_lock_">};
     Device::List devices_ CXXRT_GUARDED_BY(devices_lock_);

@@ -176,9 +176,8 @@ Result<void> ClientConnection::post_receives(u32 count)
     ib::Device device = connection_->device();
     receive_buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), device, cxxrt::size_t(count) * kReceiveSlotSize,
                                                       ib::DmaDirection::kFromDevice));
-    CXXRT_TRY(receive_slots_.create(Gfp::kernel(), count, [this](void* where, u32 index) {
-        new (where) ReceiveSlot(*this, index);
-    }));
+    receive_slots_ = CXXRT_TRY(cxxrt::Array<ReceiveSlot>::create(
+        Gfp::kernel(), count, [this](u32 index) { return ReceiveSlot(*this, index); }));
     const u32 lkey = connection_->pd().local_dma_lkey();
     for (u32 i = 0; i < count; ++i) {
         ib::Sge sge = receive_buffer_->sge(lkey, cxxrt::size_t(i) * kReceiveSlotSize, kReceiveSlotSize);

@@ -3,7 +3,7 @@
 
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 
@@ -92,7 +92,7 @@ private:
     cxxrt::Completion disconnected_{cxxrt::lock_class<"rtrs::clt::ClientConnection::disconnected_">};
     codec::ConnRspFields response_;
     UniquePtr<ib::DmaBuffer> receive_buffer_;
-    ObjectArray<ReceiveSlot> receive_slots_;
+    cxxrt::Array<ReceiveSlot> receive_slots_;
     ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::clt::ClientConnection::post_lock_">};
     // A caller is reaping this polled connection's CQ (poll()).

@@ -264,8 +264,8 @@ Result<void> Path::create_requests()
     auto attrs = pd_->device().attrs();
     u32 pages = cxxrt::min(kMaxSegments, attrs.max_fast_reg_page_list_len);
     message_size_ = session_.user_header_size() + u32(wire::rdma_read_size(1));
-    CXXRT_TRY(requests_.create(Gfp::kernel(), params_.queue_depth,
-                               [this](void* where, u32 index) { new (where) PathRequest(*this, index); }));
+    requests_ = CXXRT_TRY(cxxrt::Array<PathRequest>::create(Gfp::kernel(), params_.queue_depth,
+                                                            [this](u32 index) { return PathRequest(*this, index); }));
     CXXRT_TRY(table_.init(params_.queue_depth, Gfp::kernel()));
     for (u32 i = 0; i < requests_.size(); ++i) {
         CXXRT_TRY(requests_[i].init(pd_->device(), pd_, message_size_, session_.max_segments(), pages));

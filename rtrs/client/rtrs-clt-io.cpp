@@ -2,6 +2,7 @@
 // request (with its memory registration), polled queues, the server's
 // answers, and failing over what a dying path still holds.
 #include <cxxrt/log.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include "common/rtrs-addr.hpp"
 #include "rtrs/client/rtrs-clt-kapi.h"
 #include "rtrs/client/rtrs-clt.hpp"
@@ -11,11 +12,6 @@ namespace rtrs::clt {
 
 // --- IO ---------------------------------------------------------------------
 
-void Path::leave_submission()
-{
-    if (submitters_.fetch_sub(1) == 1)
-        submitters_idle_.wake_up_all();
-}
 
 ClientConnection* Path::io_connection(const Permit& permit)
 {
@@ -33,12 +29,12 @@ int Path::poll(u32 poll_queue)
 {
     if (poll_connection_count_ == 0)
         return 0;
-    submitters_.fetch_add(1);
+    submitters_.enter();
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     int reaped = 0;
     if (connected())
         reaped = connections_[irq_connection_count_ + poll_queue % poll_connection_count_]->poll();
-    leave_submission();
+    submitters_.leave();
     return reaped;
 }
 
@@ -59,18 +55,15 @@ Result<void> Path::submit(Permit& permit)
 {
     if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
         [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
-    submitters_.fetch_add(1);
+    submitters_.enter();
+    cxxrt::ScopeGuard leave([this] { submitters_.leave(); });  // on every return below
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (!connected()) {
-        leave_submission();
+    if (!connected())
         return Error(cxxrt::err::kNotConn);
-    }
     PathRequest& request = requests_[permit.id];
     RequestSlot& slot = table_.slot(permit.id);
-    if (slot.state() != RequestSlot::State::kIdle) {
-        leave_submission();
+    if (slot.state() != RequestSlot::State::kIdle)
         return Error(cxxrt::err::kBusy);
-    }
     ClientConnection* connection = io_connection(permit);
     const bool is_read = permit.direction == RTRS_READ;
     const u32 lkey = pd_->local_dma_lkey();
@@ -88,10 +81,8 @@ Result<void> Path::submit(Permit& permit)
     if (permit.data_length) {
         auto mapped = map_user_sg(*request.sg_, permit.sg, permit.sg_count, permit.data_length, pd_->device(),
                                   is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
-        if (!mapped) {
-            leave_submission();
+        if (!mapped)
             return mapped.error();
-        }
         request.sg_mapped_ = true;
         dma_entries = mapped.value();
     }
@@ -101,7 +92,6 @@ Result<void> Path::submit(Permit& permit)
             request.sg_->unmap();
         request.sg_mapped_ = false;
         request.permit_ = nullptr;
-        leave_submission();
         return Result<void>(error);
     };
 
@@ -195,7 +185,6 @@ Result<void> Path::submit(Permit& permit)
         return fail_submit(posted.error());
     }
     g_counters.submitted.add(1);
-    leave_submission();
     return {};
 }
 
@@ -298,13 +287,13 @@ void Path::complete_request(const ReceiveDecision& response)
 void PathRequest::on_delay_over()
 {
     // As a submitter: the QP stays while the invalidation is posted.
-    path_.submitters_.fetch_add(1);
+    path_.submitters_.enter();
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (path_.connected())
         path_.finish_response(*this, pending_errno_, pending_invalidate_locally_);
     else
         path_.finish_request(*this, pending_errno_);
-    path_.leave_submission();
+    path_.submitters_.leave();
 }
 
 void Path::finish_response(PathRequest& request, int error, bool invalidate_locally)

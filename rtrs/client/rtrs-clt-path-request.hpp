@@ -3,7 +3,7 @@
 
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 
 namespace rtrs::clt {

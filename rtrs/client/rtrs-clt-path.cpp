@@ -235,7 +235,7 @@ void Path::teardown()
     // The state is no longer kConnected: new submitters back off. Wait for
     // the ones that saw it connected to leave before the QPs go away.
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    submitters_idle_.wait([this] { return submitters_.load() == 0; });
+    submitters_.wait_idle();
     if (connections_) {
         for (u32 cid = 0; cid < connection_count_; ++cid)
             if (connections_[cid])
@@ -298,11 +298,11 @@ void Path::send_heartbeat()
         if (fault_applies(g_faults.drop_heartbeats, index_))
             break;  // fault injection: the server hears nothing from us
         // Submitter rules apply: the QP must not go away under the post.
-        submitters_.fetch_add(1);
+        submitters_.enter();
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (connected() && !connections_[0]->post_heartbeat(wire::kHeartbeatImm))
             fail("cannot post a heartbeat");
-        leave_submission();
+        submitters_.leave();
         break;
     case Heartbeat::Action::kWait:
         break;
@@ -323,7 +323,7 @@ void Path::inject_qp_error()
         if (g_faults.qp_error.replace(mask, cleared))
             break;
     }
-    submitters_.fetch_add(1);
+    submitters_.enter();
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (connected()) {
         cxxrt::log::warn("%s: fault injection: QPs of path %s to the error state", session_.name(), name_);
@@ -331,7 +331,7 @@ void Path::inject_qp_error()
             if (connections_[cid] && connections_[cid]->connection())
                 (void)connections_[cid]->qp().move_to_error();
     }
-    leave_submission();
+    submitters_.leave();
 }
 
 }  // namespace rtrs::clt

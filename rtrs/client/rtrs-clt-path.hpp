@@ -3,7 +3,8 @@
 
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
+#include <cxxrt/drain.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 #include "rtrs/client/rtrs-clt-connection.hpp"
@@ -132,7 +133,6 @@ private:
     void inject_qp_error();
     template <typename Fn>
     Result<void> reset_stats(Fn&& fn);
-    void leave_submission();
     // Copies the per-CPU stats into one array for the formatters.
     template <typename Fn>
     Result<void> with_stats_snapshot(Fn&& fn);
@@ -162,11 +162,10 @@ private:
     codec::ChunkGeometry geometry_;
     u32 message_size_ = 0;
     RemoteChunk* chunks_ = nullptr;
-    ObjectArray<PathRequest> requests_;
+    cxxrt::Array<PathRequest> requests_;
     RequestTable table_;  // answer state of requests_ (same ids)
     Heartbeat heartbeat_;
-    Atomic<u32> submitters_{0};
-    cxxrt::WaitQueue submitters_idle_{cxxrt::lock_class<"rtrs::clt::Path::submitters_idle_">};
+    cxxrt::DrainCounter submitters_{cxxrt::lock_class<"rtrs::clt::Path::submitters_">};
     Atomic<u32> inflight_{0};
     cxxrt::PerCpu<ClientCpuStats> stats_;
     ReconnectCounters reconnects_;

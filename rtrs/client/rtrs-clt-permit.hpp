@@ -4,7 +4,7 @@
 
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
 
 namespace rtrs::clt {
 

@@ -141,8 +141,8 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
 Result<void> Session::create_permits()
 {
     CXXRT_TRY(permits_.init(queue_depth_, Gfp::kernel()));
-    CXXRT_TRY(permit_objects_.create(Gfp::kernel(), queue_depth_,
-                                     [this](void* where, u32 index) { new (where) Permit(*this, index); }));
+    permit_objects_ = CXXRT_TRY(
+        cxxrt::Array<Permit>::create(Gfp::kernel(), queue_depth_, [this](u32 index) { return Permit(*this, index); }));
     for (u32 i = 0; i < queue_depth_; ++i) {
         permit_objects_[i].user_header = cxxrt::allocate_array<u8>(Gfp::kernel(), user_header_size_ + 1);
         if (!permit_objects_[i].user_header)

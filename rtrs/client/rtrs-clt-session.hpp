@@ -3,7 +3,7 @@
 
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 #include "rtrs/client/rtrs-clt-connection.hpp"
@@ -102,7 +102,7 @@ private:
     u32 max_io_size_ = 0;
     u32 max_segments_ = 0;
     PermitPool permits_;
-    ObjectArray<Permit> permit_objects_;
+    cxxrt::Array<Permit> permit_objects_;
     cxxrt::WaitQueue permit_wait_{cxxrt::lock_class<"rtrs::clt::Session::permit_wait_">};
     Atomic<u8> policy_{u8(PathPolicy::kMinInflight)};
     cxxrt::PerCpu<u32> cursors_;

@@ -28,7 +28,7 @@
 // One header per concern; this one gathers them for the client's .cpp files.
 #include "rtrs/client/rtrs-clt-common.hpp"
 #include "rtrs/client/rtrs-clt-faults.hpp"
-#include "rtrs/client/rtrs-clt-object-array.hpp"
+#include <cxxrt/array.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 #include "rtrs/client/rtrs-clt-connection.hpp"

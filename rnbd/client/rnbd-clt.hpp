@@ -330,8 +330,8 @@ private:
 
     cxxrt::Mutex map_lock_{cxxrt::lock_class<"rnbd::clt::Client::map_lock_">};
     cxxrt::IntrusiveList<Device, &Device::registry_node> devices_ CXXRT_GUARDED_BY(map_lock_);
-    u64 index_bits_[kMaxDevices / 64] = {};  // guarded by index_lock_
     cxxrt::SpinLock index_lock_{cxxrt::lock_class<"rnbd::clt::Client::index_lock_">};
+    u64 index_bits_[kMaxDevices / 64] CXXRT_GUARDED_BY(index_lock_) = {};
     cxxrt::Mutex sessions_lock_{cxxrt::lock_class<"rnbd::clt::Client::sessions_lock_">};
     cxxrt::IntrusiveList<Session, &Session::registry_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
     Atomic<bool> exiting_{false};

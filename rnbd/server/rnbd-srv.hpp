@@ -227,7 +227,7 @@ private:
     Atomic<u8> version_{wire::kVersionMajor};
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
-    SessDev::SessionList devs_;
+    SessDev::SessionList devs_;  // changed under mutex_ and lock_ both: read under either (clang cannot say "either")
     char name_[kNameSize] = {};
 };
 

@@ -1,6 +1,7 @@
 // Server connections and the IO path: receives, immediates, handing IOs
 // to the user, and answering them.
 #include <cxxrt/log.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include "kernel/trace/rtrs-events.hpp"
 #include "rtrs/server/rtrs-srv.hpp"
 #include <cxxrt/enforce.hpp>
@@ -322,13 +323,11 @@ void Path::respond(ServerIo& io, int error)
         io_finished(io);
         return;
     }
+    // post_answer() frees the chunk; the IO stays in flight until its answer
+    // is posted, so a closing path waits for the post to return.
     if (post_answer(io, error).is_error())
         schedule_close("cannot answer an IO");
-    // The chunk is free once the answer is posted: the client may reuse it
-    // as soon as it sees the answer, possibly before our send completion is
-    // polled. Send-queue order makes the READ data and the re-registration
-    // land before the answer, so nothing of this IO touches the chunk after.
-    io_finished(io);
+    inflight_.leave();
 }
 
 // The work requests of one answer, in send-queue order: the new chunk
@@ -337,6 +336,14 @@ void Path::respond(ServerIo& io, int error)
 // the client's buffer, and the answer itself (the only signalled one).
 Result<void> Path::post_answer(ServerIo& io, int error)
 {
+    // The chunk is free from the moment its answer is posted: on a real NIC
+    // the client may see the answer and send the chunk's next IO before this
+    // CPU returns from the post (an interrupt in between is enough), and a
+    // chunk still marked busy then closes a healthy path as "reused while in
+    // flight". So it is freed just before that post, and nothing after it
+    // reads `io`; send-queue order still lands the READ data and the
+    // re-registration before the answer. On an error, at the exit.
+    cxxrt::ScopeGuard free_chunk([&io] { io.busy.store(false); });
     const Params& p = params();
     ib::QueuePair& qp = io.connection->qp();
     ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
@@ -359,14 +366,18 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     if (io.need_invalidate)
         CXXRT_TRY(qp.post_send_inv(nullptr, Span<const ib::Sge>(), io.descriptor.key, ib::kUnsignaled));
     u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
-    if (!p.always_invalidate)
-        return qp.post_write_imm(&io.response_done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+    ib::Completion* const done = &io.response_done;
+    if (!p.always_invalidate) {
+        free_chunk.call();
+        return qp.post_write_imm(done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+    }
     const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
     CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
                                     region.rkey()));
     rkey_responses_->sync_for_device();
     ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
-    return qp.post_send_imm(&io.response_done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
+    free_chunk.call();
+    return qp.post_send_imm(done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
 }
 
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)

@@ -214,6 +214,7 @@ public:
     void process_io(ServerIo& io);
     void respond(ServerIo& io, int error);
     [[nodiscard]] Result<void> post_answer(ServerIo& io, int error);
+    // Frees the chunk and ends the IO's time in flight.
     void io_finished(ServerIo& io);
 
     // Any context: starts an asynchronous close (idempotent).

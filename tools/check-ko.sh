@@ -100,7 +100,9 @@ done
 ubsan_refs=0
 for obj in "${objects[@]}"; do
     case " $sanitizers " in *" KASAN "*)
-        if $OBJDUMP -h "$obj" | awk '{print $2}' | grep -qE '^\.text'; then
+        # (awk reads all of objdump's output: with grep -q, awk could get
+        # SIGPIPE and pipefail then skipped the check now and then.)
+        if $OBJDUMP -h "$obj" | awk '$2 ~ /^\.text/ { text = 1 } END { exit !text }'; then
             $NM -u "$obj" | grep -c ' __asan_' > /dev/null || fail "$obj: no __asan_ references on a KASAN kernel (C++ not instrumented)"
         fi ;;
     esac

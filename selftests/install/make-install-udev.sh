@@ -73,12 +73,25 @@ udev_up() {
 }
 check "systemd-udevd started" udev_up
 settle() { udevadm settle --timeout=60; }
+# The installed rnbdctl (make rnbdctl before make install) maps, and its JSON
+# answer is parsed and checked; without it, map_device by hand.
+rnbdctl=/usr/local/sbin/rnbdctl
 mapped() {
-    dev=$(rnbd_map "sessname=$session path=ip:${RXE_ADDR[0]} device_path=/dev/ram0") || return 1
+    if [ -x $rnbdctl ] && command -v jq > /dev/null; then
+        $rnbdctl -o json map --session "$session" --path "ip:${RXE_ADDR[0]}" --device-path /dev/ram0 \
+            > "$tmp/map.json" 2>&1 || { sed 's/^/#   /' "$tmp/map.json"; return 1; }
+        jq -e --arg s "$session" '.version == 1 and .device.session == $s and .device.device_path == "/dev/ram0"
+            and .device.state == "open" and (.device.name | test("^rnbd[0-9]+$"))' "$tmp/map.json" > /dev/null ||
+            { diag "map JSON not as expected: $(cat "$tmp/map.json")"; return 1; }
+        dev=$(jq -r .device.name "$tmp/map.json")
+        wait_for 50 test -b "/dev/$dev" || return 1
+    else
+        dev=$(rnbd_map "sessname=$session path=ip:${RXE_ADDR[0]} device_path=/dev/ram0") || return 1
+    fi
     settle
 }
 dev=
-check "map /dev/ram0 on session $session" mapped
+check "map /dev/ram0 on session $session (rnbdctl -o json map, its JSON checked, when installed)" mapped
 link_to() { # link device: the link resolves to the device
     [ "$(readlink -f "$1" 2>/dev/null)" = "$2" ] || { diag "$1 -> $(readlink -f "$1" 2>&1), not $2"; return 1; }
 }
@@ -113,7 +126,6 @@ check "mount by UUID, write a file, unmount" filled
 # --all), its ExecStart (restore). Without it, unmap_device and map_device.
 unit=/usr/local/lib/systemd/system/rnbd-maps.service
 unit_command() { sed -n "s/^$1=//p" "$unit"; }
-rnbdctl=/usr/local/sbin/rnbdctl
 [ -x $rnbdctl ] && diag "rnbdctl installed: save, then the unit's ExecStop and ExecStart" ||
     diag "rnbdctl not installed: unmap_device and map_device by hand"
 gone() {

@@ -3,7 +3,7 @@
 # 1. Product code (common/, rtrs/ and rnbd/, outside their tests and the
 #    abstraction folders below) reaches the kernel only through the
 #    abstraction layer (cxxrt/, kernel/), never by calling a C boundary
-#    function (kapi_*, rnbd_kapi_*, ...) itself. The calls not yet moved
+#    function (kapi_*, ...) itself. The calls not yet moved
 #    behind a C++ type are listed with their count in tools/layers-allow.txt;
 #    a file may make no more than its allowance (none if unlisted), so the
 #    list only shrinks.

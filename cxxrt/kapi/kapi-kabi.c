@@ -152,3 +152,18 @@ int kabi_rnbd_server(void)
 	DEFINE(KABI_REQ_PREFLUSH, REQ_PREFLUSH);
 	return 0;
 }
+
+/*
+ * rnbd-client: what its queue_rq answers the block layer (blk_status_t,
+ * kernel/block/status.hpp), so the boundary passes the value through.
+ */
+int kabi_rnbd_client(void);
+int kabi_rnbd_client(void)
+{
+	DEFINE(KABI_BLK_STS_OK, (__force u8)BLK_STS_OK);
+	DEFINE(KABI_BLK_STS_RESOURCE, (__force u8)BLK_STS_RESOURCE);
+	DEFINE(KABI_BLK_STS_IOERR, (__force u8)BLK_STS_IOERR);
+	DEFINE(KABI_BLK_STS_NOTSUPP, (__force u8)BLK_STS_NOTSUPP);
+	DEFINE(KABI_BLK_STS_DEV_RESOURCE, (__force u8)BLK_STS_DEV_RESOURCE);
+	return 0;
+}

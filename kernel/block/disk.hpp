@@ -33,22 +33,22 @@ public:
     [[nodiscard]] cxxrt::Result<void> create(const TagSet<Pdu>& set, const Limits& limits, void* owner)
     {
         gendisk* made = nullptr;
-        CXXRT_TRY(cxxrt::to_result(rnbd_kapi_disk_alloc(set.handle(), &limits, owner, &made)));
+        CXXRT_TRY(cxxrt::to_result(kapi_disk_alloc(set.handle(), &limits, owner, &made)));
         disk_ = made;
         return {};
     }
     // Named "<prefix><index>", minors index * minors onwards, the driver's open/release/free_disk.
     void set_identity(int major, u32 index, u32 minors, const char* prefix)
     {
-        rnbd_kapi_disk_identity(disk_, major, index, minors, prefix);
+        kapi_disk_identity(disk_, major, index, minors, prefix);
     }
-    void set_capacity(u64 sectors) { rnbd_kapi_set_capacity(disk_, sectors); }
-    void set_read_only() { rnbd_kapi_set_read_only(disk_); }
+    void set_capacity(u64 sectors) { kapi_set_capacity(disk_, sectors); }
+    void set_read_only() { kapi_set_read_only(disk_); }
 
     // add_disk: partitions are scanned (IO is issued) before it returns.
     [[nodiscard]] cxxrt::Result<void> add()
     {
-        CXXRT_TRY(cxxrt::to_result(rnbd_kapi_add_disk(disk_)));
+        CXXRT_TRY(cxxrt::to_result(kapi_add_disk(disk_)));
         added_ = true;
         return {};
     }
@@ -56,41 +56,41 @@ public:
     // ours to put).
     bool added() const { return added_; }
     // blk_mark_disk_dead: every new IO fails at once. Added disks only.
-    void mark_dead() { rnbd_kapi_mark_disk_dead(disk_); }
+    void mark_dead() { kapi_mark_disk_dead(disk_); }
     // del_gendisk: waits for the requests in flight. Added disks only.
-    void remove() { rnbd_kapi_del_gendisk(disk_); }
+    void remove() { kapi_del_gendisk(disk_); }
     // put_disk: with the disk added, the free_disk upcall follows once the
     // last opener is gone (maybe inside this call).
     void reset()
     {
         added_ = false;
         if (gendisk* disk = cxxrt::exchange(disk_, nullptr))
-            rnbd_kapi_put_disk(disk);
+            kapi_put_disk(disk);
     }
 
     explicit operator bool() const { return disk_ != nullptr; }
     // Any context.
-    const char* name() const { return rnbd_kapi_disk_name(disk_); }
+    const char* name() const { return kapi_disk_name(disk_); }
     // /sys/block/<name>: a parent for the driver's own directories.
     cxxrt::sysfs::KobjRef device_kobject() const
     {
-        return cxxrt::sysfs::KobjRef::of_device(rnbd_kapi_disk_device(disk_));
+        return cxxrt::sysfs::KobjRef::of_device(kapi_disk_device(disk_));
     }
 
     // After add(): the new size with a uevent (set_capacity_and_notify).
-    void set_capacity_and_notify(u64 sectors) { rnbd_kapi_set_capacity_notify(disk_, sectors); }
+    void set_capacity_and_notify(u64 sectors) { kapi_set_capacity_notify(disk_, sectors); }
     // KOBJ_CHANGE on the disk: udev looks at it again.
-    void change_uevent() { rnbd_kapi_disk_change_uevent(disk_); }
+    void change_uevent() { kapi_disk_change_uevent(disk_); }
     // Re-runs every hardware queue (asynchronously).
-    void run_queues() { rnbd_kapi_run_queues(disk_); }
+    void run_queues() { kapi_run_queues(disk_); }
     // The live disk's limits replaced, the queue frozen around it (no
     // request in flight was built for the old ones; new ones wait). Where
     // the kernel validates the update, all or nothing.
     [[nodiscard]] cxxrt::Result<void> update_limits(const Limits& limits)
     {
-        rnbd_kapi_freeze_queue(disk_);
-        int rc = rnbd_kapi_update_limits(disk_, &limits);
-        rnbd_kapi_unfreeze_queue(disk_);
+        kapi_freeze_queue(disk_);
+        int rc = kapi_update_limits(disk_, &limits);
+        kapi_unfreeze_queue(disk_);
         return cxxrt::to_result(rc);
     }
 

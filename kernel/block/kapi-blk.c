@@ -7,7 +7,7 @@
  *
  * Kernel versions: the #if blocks name the release where the call changed;
  * 6.1 and 6.12 are the kernels built and tested. The queue limits reach
- * this file as one plain description (struct rnbd_kapi_limits): since 6.9
+ * this file as one plain description (struct kapi_queue_limits): since 6.9
  * the kernel takes them as a struct at allocation, before as one
  * blk_queue_* setter each; either way the fields are only copied. A live
  * disk's limits change (remap, resize) as one update since 6.9
@@ -23,40 +23,30 @@
 #include "kapi-blk.h"
 
 /* KAPI: process context; the C++ device owns the disk this major serves. */
-int rnbd_kapi_register_major(const char *name)
+int kapi_register_major(const char *name)
 {
 	return register_blkdev(0, name);
 }
 
-void rnbd_kapi_unregister_major(int major, const char *name)
+void kapi_unregister_major(int major, const char *name)
 {
 	unregister_blkdev(major, name);
 }
 
-static const blk_status_t rnbd_kapi_status[] = {
-	[RNBD_KAPI_STS_OK] = BLK_STS_OK,
-	[RNBD_KAPI_STS_RESOURCE] = BLK_STS_RESOURCE,
-	[RNBD_KAPI_STS_IOERR] = BLK_STS_IOERR,
-	[RNBD_KAPI_STS_NOTSUPP] = BLK_STS_NOTSUPP,
-	[RNBD_KAPI_STS_DEV_RESOURCE] = BLK_STS_DEV_RESOURCE,
-};
-
 /* KAPI: blk-mq, may not sleep; forwards to C++ with the device (queuedata). */
-static blk_status_t rnbd_kapi_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+static blk_status_t kapi_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
 {
-	int rc = rnbd_clt_cxx_queue_rq(hctx->queue->queuedata, hctx, bd->rq, blk_mq_rq_to_pdu(bd->rq));
-
-	return rc >= 0 && rc < ARRAY_SIZE(rnbd_kapi_status) ? rnbd_kapi_status[rc] : BLK_STS_IOERR;
+	return (__force blk_status_t)rnbd_clt_cxx_queue_rq(hctx->queue->queuedata, hctx, bd->rq, blk_mq_rq_to_pdu(bd->rq));
 }
 
 /* KAPI: softirq (or the context that completed the request). */
-static void rnbd_kapi_complete(struct request *rq)
+static void kapi_mq_complete(struct request *rq)
 {
 	rnbd_clt_cxx_complete_rq(rq, blk_mq_rq_to_pdu(rq));
 }
 
 /* KAPI: process context (blk-mq timeout work). */
-static enum blk_eh_timer_return rnbd_kapi_timeout(struct request *rq)
+static enum blk_eh_timer_return kapi_timeout(struct request *rq)
 {
 	if (rnbd_clt_cxx_timeout(rq->q->queuedata, rq, blk_mq_rq_to_pdu(rq)))
 		return BLK_EH_RESET_TIMER;
@@ -64,7 +54,7 @@ static enum blk_eh_timer_return rnbd_kapi_timeout(struct request *rq)
 }
 
 /* KAPI: process context, once per request when the tag set is allocated. */
-static int rnbd_kapi_init_request(struct blk_mq_tag_set *set, struct request *rq, unsigned int hctx_idx,
+static int kapi_init_request(struct blk_mq_tag_set *set, struct request *rq, unsigned int hctx_idx,
 				  unsigned int numa_node)
 {
 	rnbd_clt_cxx_init_request(set->driver_data, blk_mq_rq_to_pdu(rq));
@@ -72,31 +62,31 @@ static int rnbd_kapi_init_request(struct blk_mq_tag_set *set, struct request *rq
 }
 
 /* KAPI: process context (tag set allocation, CPU hotplug); C++ lays out the maps. */
-static void rnbd_kapi_map_queues(struct blk_mq_tag_set *set)
+static void kapi_map_queues(struct blk_mq_tag_set *set)
 {
 	rnbd_clt_cxx_map_queues(set->driver_data, set);
 }
 
 /* KAPI: the polling task (io_uring, blk_poll), process context, may not sleep. */
-static int rnbd_kapi_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+static int kapi_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	return rnbd_clt_cxx_poll(hctx->queue->queuedata, hctx->queue_num);
 }
 
-static const struct blk_mq_ops rnbd_kapi_mq_ops = {
-	.queue_rq = rnbd_kapi_queue_rq,
-	.complete = rnbd_kapi_complete,
-	.timeout = rnbd_kapi_timeout,
-	.init_request = rnbd_kapi_init_request,
-	.map_queues = rnbd_kapi_map_queues,
-	.poll = rnbd_kapi_poll,
+static const struct blk_mq_ops kapi_mq_ops = {
+	.queue_rq = kapi_queue_rq,
+	.complete = kapi_mq_complete,
+	.timeout = kapi_timeout,
+	.init_request = kapi_init_request,
+	.map_queues = kapi_map_queues,
+	.poll = kapi_poll,
 };
 
-static_assert((int)RNBD_KAPI_HCTX_DEFAULT == (int)HCTX_TYPE_DEFAULT && (int)RNBD_KAPI_HCTX_READ == (int)HCTX_TYPE_READ &&
-	      (int)RNBD_KAPI_HCTX_POLL == (int)HCTX_TYPE_POLL && (int)RNBD_KAPI_HCTX_TYPES == (int)HCTX_MAX_TYPES);
+static_assert((int)KAPI_HCTX_DEFAULT == (int)HCTX_TYPE_DEFAULT && (int)KAPI_HCTX_READ == (int)HCTX_TYPE_READ &&
+	      (int)KAPI_HCTX_POLL == (int)HCTX_TYPE_POLL && (int)KAPI_HCTX_TYPES == (int)HCTX_MAX_TYPES);
 
 /* One map of the set: `nr_queues` hardware queues from `offset`, spread over the CPUs. */
-void rnbd_kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type, unsigned int nr_queues,
+void kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type, unsigned int nr_queues,
 			      unsigned int offset)
 {
 	struct blk_mq_queue_map *map = &tag_set->map[type];
@@ -106,61 +96,61 @@ void rnbd_kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type,
 	blk_mq_map_queues(map);
 }
 
-unsigned int rnbd_kapi_hctx_type(struct blk_mq_hw_ctx *hctx)
+unsigned int kapi_hctx_type(struct blk_mq_hw_ctx *hctx)
 {
 	return hctx->type;
 }
 
-unsigned int rnbd_kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx)
+unsigned int kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx)
 {
 	return hctx->queue_num;
 }
 
 /* KAPI: process context. Since 6.5 open takes the disk and a blk_mode_t. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-static int rnbd_kapi_open(struct gendisk *disk, blk_mode_t mode)
+static int kapi_open(struct gendisk *disk, blk_mode_t mode)
 {
 	return rnbd_clt_cxx_open(disk->private_data, !!(mode & BLK_OPEN_WRITE));
 }
 
-static void rnbd_kapi_release(struct gendisk *disk)
+static void kapi_release(struct gendisk *disk)
 {
 	rnbd_clt_cxx_release(disk->private_data);
 }
 #else
-static int rnbd_kapi_open(struct block_device *bdev, fmode_t mode)
+static int kapi_open(struct block_device *bdev, fmode_t mode)
 {
 	return rnbd_clt_cxx_open(bdev->bd_disk->private_data, !!(mode & FMODE_WRITE));
 }
 
-static void rnbd_kapi_release(struct gendisk *disk, fmode_t mode)
+static void kapi_release(struct gendisk *disk, fmode_t mode)
 {
 	rnbd_clt_cxx_release(disk->private_data);
 }
 #endif
 
 /* KAPI: the last reference to the disk is gone (disk_release), process context. */
-static void rnbd_kapi_free_disk(struct gendisk *disk)
+static void kapi_free_disk(struct gendisk *disk)
 {
 	rnbd_clt_cxx_free_disk(disk->private_data);
 }
 
-static const struct block_device_operations rnbd_kapi_fops = {
+static const struct block_device_operations kapi_fops = {
 	.owner = THIS_MODULE,
-	.open = rnbd_kapi_open,
-	.release = rnbd_kapi_release,
-	.free_disk = rnbd_kapi_free_disk,
+	.open = kapi_open,
+	.release = kapi_release,
+	.free_disk = kapi_free_disk,
 };
 
 /* KAPI: process context; a zeroed tag set with our ops, not yet allocated. */
-struct blk_mq_tag_set *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
+struct blk_mq_tag_set *kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
 					       unsigned int cmd_size, void *driver_data)
 {
 	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
 
 	if (!set)
 		return NULL;
-	set->ops = &rnbd_kapi_mq_ops;
+	set->ops = &kapi_mq_ops;
 	set->nr_hw_queues = nr_hw_queues;
 	set->nr_maps = nr_maps;
 	set->queue_depth = depth;
@@ -172,18 +162,18 @@ struct blk_mq_tag_set *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsign
 }
 
 /* KAPI: process context, sleeps (allocates every request of every queue). */
-int rnbd_kapi_tag_set_init(struct blk_mq_tag_set *set)
+int kapi_tag_set_init(struct blk_mq_tag_set *set)
 {
 	return blk_mq_alloc_tag_set(set);
 }
 
 /* A tag set whose init failed (or never ran). */
-void rnbd_kapi_tag_set_free(struct blk_mq_tag_set *set)
+void kapi_tag_set_free(struct blk_mq_tag_set *set)
 {
 	kfree(set);
 }
 
-void rnbd_kapi_tag_set_destroy(struct blk_mq_tag_set *set)
+void kapi_tag_set_destroy(struct blk_mq_tag_set *set)
 {
 	blk_mq_free_tag_set(set);
 	kfree(set);
@@ -194,7 +184,7 @@ void rnbd_kapi_tag_set_destroy(struct blk_mq_tag_set *set)
  * The description as the kernel's limits: a field copy, features as flags
  * (the three it describes; the block layer's own features stay).
  */
-static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kapi_limits *lim)
+static void kapi_fill_limits(struct queue_limits *ql, const struct kapi_queue_limits *lim)
 {
 	ql->logical_block_size = lim->logical_block_size;
 	ql->physical_block_size = lim->physical_block_size;
@@ -214,23 +204,23 @@ static void rnbd_kapi_fill_limits(struct queue_limits *ql, const struct rnbd_kap
 }
 
 /* KAPI: process context, queue frozen; one validated update, all or nothing. */
-int rnbd_kapi_update_limits(struct gendisk *disk, const struct rnbd_kapi_limits *lim)
+int kapi_update_limits(struct gendisk *disk, const struct kapi_queue_limits *lim)
 {
 	struct request_queue *q = disk->queue;
 	struct queue_limits ql = queue_limits_start_update(q);
 
-	rnbd_kapi_fill_limits(&ql, lim);
+	kapi_fill_limits(&ql, lim);
 	return queue_limits_commit_update(q, &ql);
 }
 
 /* KAPI: process context; the limits are validated and applied at allocation. */
-int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limits *lim, void *device,
+int kapi_disk_alloc(struct blk_mq_tag_set *set, const struct kapi_queue_limits *lim, void *device,
 			 struct gendisk **out)
 {
 	struct queue_limits ql = {};
 	struct gendisk *disk;
 
-	rnbd_kapi_fill_limits(&ql, lim);
+	kapi_fill_limits(&ql, lim);
 	disk = blk_mq_alloc_disk(set, &ql, device);
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
@@ -240,7 +230,7 @@ int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limi
 }
 #else
 /* The description through the setters of this kernel, one per field. */
-static void rnbd_kapi_set_limits(struct request_queue *q, const struct rnbd_kapi_limits *lim)
+static void kapi_set_limits(struct request_queue *q, const struct kapi_queue_limits *lim)
 {
 	blk_queue_logical_block_size(q, lim->logical_block_size);
 	blk_queue_physical_block_size(q, lim->physical_block_size);
@@ -262,102 +252,102 @@ static void rnbd_kapi_set_limits(struct request_queue *q, const struct rnbd_kapi
 }
 
 /* KAPI: process context, queue frozen; this kernel has setters only. */
-int rnbd_kapi_update_limits(struct gendisk *disk, const struct rnbd_kapi_limits *lim)
+int kapi_update_limits(struct gendisk *disk, const struct kapi_queue_limits *lim)
 {
-	rnbd_kapi_set_limits(disk->queue, lim);
+	kapi_set_limits(disk->queue, lim);
 	return 0;
 }
 
 /* KAPI: process context. */
-int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limits *lim, void *device,
+int kapi_disk_alloc(struct blk_mq_tag_set *set, const struct kapi_queue_limits *lim, void *device,
 			 struct gendisk **out)
 {
 	struct gendisk *disk = blk_mq_alloc_disk(set, device);
 
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
-	rnbd_kapi_set_limits(disk->queue, lim);
+	kapi_set_limits(disk->queue, lim);
 	disk->private_data = device;
 	*out = disk;
 	return 0;
 }
 #endif
 
-void rnbd_kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
+void kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
 			     const char *prefix)
 {
 	disk->major = major;
 	disk->first_minor = index * minors;
 	disk->minors = minors;
-	disk->fops = &rnbd_kapi_fops;
+	disk->fops = &kapi_fops;
 	snprintf(disk->disk_name, sizeof(disk->disk_name), "%s%u", prefix, index);
 }
 
 /* KAPI: process context; partitions are scanned (IO is issued) before it returns. */
-int rnbd_kapi_add_disk(struct gendisk *disk)
+int kapi_add_disk(struct gendisk *disk)
 {
 	return add_disk(disk);
 }
 
 /* KAPI: process context; waits for in-flight IO. */
-void rnbd_kapi_del_gendisk(struct gendisk *disk)
+void kapi_del_gendisk(struct gendisk *disk)
 {
 	del_gendisk(disk);
 }
 
-void rnbd_kapi_put_disk(struct gendisk *disk)
+void kapi_put_disk(struct gendisk *disk)
 {
 	put_disk(disk);
 }
 
-void rnbd_kapi_mark_disk_dead(struct gendisk *disk)
+void kapi_mark_disk_dead(struct gendisk *disk)
 {
 	blk_mark_disk_dead(disk);
 }
 
-struct device *rnbd_kapi_disk_device(struct gendisk *disk)
+struct device *kapi_disk_device(struct gendisk *disk)
 {
 	return disk_to_dev(disk);
 }
 
-const char *rnbd_kapi_disk_name(struct gendisk *disk)
+const char *kapi_disk_name(struct gendisk *disk)
 {
 	return disk->disk_name;
 }
 
-void rnbd_kapi_set_read_only(struct gendisk *disk)
+void kapi_set_read_only(struct gendisk *disk)
 {
 	set_disk_ro(disk, true);
 }
 
 /* KAPI: process context; waits until no request of the disk is in flight. */
-void rnbd_kapi_freeze_queue(struct gendisk *disk)
+void kapi_freeze_queue(struct gendisk *disk)
 {
 	blk_mq_freeze_queue(disk->queue);
 }
 
-void rnbd_kapi_unfreeze_queue(struct gendisk *disk)
+void kapi_unfreeze_queue(struct gendisk *disk)
 {
 	blk_mq_unfreeze_queue(disk->queue);
 }
 
-void rnbd_kapi_set_capacity(struct gendisk *disk, unsigned long long sectors)
+void kapi_set_capacity(struct gendisk *disk, unsigned long long sectors)
 {
 	set_capacity(disk, sectors);
 }
 
-void rnbd_kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors)
+void kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors)
 {
 	set_capacity_and_notify(disk, sectors);
 }
 
-void rnbd_kapi_disk_change_uevent(struct gendisk *disk)
+void kapi_disk_change_uevent(struct gendisk *disk)
 {
 	kobject_uevent(&disk_to_dev(disk)->kobj, KOBJ_CHANGE);
 }
 
 /* KAPI: any context; reads the request's fields. */
-void rnbd_kapi_rq_info(struct request *rq, struct rnbd_kapi_rq_info *info)
+void kapi_rq_info(struct request *rq, struct kapi_rq_info *info)
 {
 	info->op = (__force unsigned int)req_op(rq);
 	info->sync = op_is_sync(rq->cmd_flags);
@@ -367,46 +357,46 @@ void rnbd_kapi_rq_info(struct request *rq, struct rnbd_kapi_rq_info *info)
 	info->prio = req_get_ioprio(rq);
 }
 
-void rnbd_kapi_rq_start(struct request *rq)
+void kapi_rq_start(struct request *rq)
 {
 	blk_mq_start_request(rq);
 }
 
-int rnbd_kapi_rq_map_sg(struct request *rq, struct scatterlist *sg)
+int kapi_rq_map_sg(struct request *rq, struct scatterlist *sg)
 {
 	return blk_rq_map_sg(rq->q, rq, sg);
 }
 
 /* KAPI: any context (the transport's completion, softirq). */
-void rnbd_kapi_rq_complete(struct request *rq)
+void kapi_rq_complete(struct request *rq)
 {
 	if (likely(!blk_should_fake_timeout(rq->q)))
 		blk_mq_complete_request(rq);
 }
 
-void rnbd_kapi_rq_end(struct request *rq, int error)
+void kapi_rq_end(struct request *rq, int error)
 {
 	blk_mq_end_request(rq, errno_to_blk_status(error));
 }
 
-void rnbd_kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs)
+void kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs)
 {
 	blk_mq_delay_run_hw_queue(hctx, msecs);
 }
 
 /* KAPI: any context (the complete upcall, softirq). */
-void rnbd_kapi_rq_requeue(struct request *rq)
+void kapi_rq_requeue(struct request *rq)
 {
 	blk_mq_requeue_request(rq, false);
 }
 
-void rnbd_kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs)
+void kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs)
 {
 	blk_mq_delay_kick_requeue_list(rq->q, msecs);
 }
 
 /* KAPI: process context. */
-void rnbd_kapi_run_queues(struct gendisk *disk)
+void kapi_run_queues(struct gendisk *disk)
 {
 	blk_mq_run_hw_queues(disk->queue, true);
 }

@@ -8,8 +8,8 @@
  * block_device_operations tables live in C and call the rnbd_clt_cxx_*
  * upcalls declared at the end.
  */
-#ifndef RNBD_KAPI_BLK_H
-#define RNBD_KAPI_BLK_H
+#ifndef KAPI_BLK_H
+#define KAPI_BLK_H
 
 #include <cxxrt/kapi.h>
 
@@ -24,7 +24,7 @@ struct request;
 struct gendisk;
 struct device;
 
-struct rnbd_kapi_rq_info {
+struct kapi_rq_info {
 	unsigned int op;           /* req_op(): the kernel's REQ_OP_* value */
 	unsigned int sync;         /* op_is_sync() of the request's flags */
 	unsigned int flush_or_fua; /* op_is_flush(): PREFLUSH or FUA (or a flush op) */
@@ -35,10 +35,10 @@ struct rnbd_kapi_rq_info {
 
 /*
  * The queue limits of a disk as plain numbers, filled by C++ and copied
- * into the kernel's limits by rnbd_kapi_disk_alloc (which kernel call does
+ * into the kernel's limits by kapi_disk_alloc (which kernel call does
  * it differs between kernels; this description does not).
  */
-struct rnbd_kapi_limits {
+struct kapi_queue_limits {
 	unsigned int logical_block_size;  /* bytes */
 	unsigned int physical_block_size; /* bytes */
 	unsigned int max_hw_sectors;
@@ -55,53 +55,44 @@ struct rnbd_kapi_limits {
 	unsigned int rotational;
 };
 
-/* Return values of the queue_rq upcall, turned into blk_status_t in C. */
-enum rnbd_kapi_status {
-	RNBD_KAPI_STS_OK = 0,
-	RNBD_KAPI_STS_RESOURCE = 1, /* blk-mq retries later */
-	RNBD_KAPI_STS_IOERR = 2,
-	RNBD_KAPI_STS_NOTSUPP = 3,
-	RNBD_KAPI_STS_DEV_RESOURCE = 4, /* retried when the driver re-runs the queue */
-};
-
 /* ---- block major (process context) ---- */
 /* register_blkdev(0, name): the dynamic major or -errno. */
-int rnbd_kapi_register_major(const char *name) KAPI_NOEXCEPT;
-void rnbd_kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
+int kapi_register_major(const char *name) KAPI_NOEXCEPT;
+void kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
 
 /* ---- tag set and disk (process context, may sleep) ---- */
 /*
  * A blk_mq_tag_set with our ops: nr_hw_queues, nr_maps (1, or
- * RNBD_KAPI_HCTX_TYPES with polled queues; the map_queues upcall lays them
+ * KAPI_HCTX_TYPES with polled queues; the map_queues upcall lays them
  * out), depth, a per-request PDU of `cmd_size` bytes (its layout is the C++
  * tag set's: kernel/block/tag-set.hpp), and `driver_data` handed to the
  * init_request and map_queues upcalls. NULL without memory.
  * Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
  */
-struct blk_mq_tag_set *rnbd_kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
+struct blk_mq_tag_set *kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
 					       unsigned int cmd_size, void *driver_data) KAPI_NOEXCEPT;
 /* Hardware queue types (enum hctx_type). */
-enum rnbd_kapi_hctx_type {
-	RNBD_KAPI_HCTX_DEFAULT = 0,
-	RNBD_KAPI_HCTX_READ = 1,
-	RNBD_KAPI_HCTX_POLL = 2,
-	RNBD_KAPI_HCTX_TYPES = 3,
+enum kapi_hctx_type {
+	KAPI_HCTX_DEFAULT = 0,
+	KAPI_HCTX_READ = 1,
+	KAPI_HCTX_POLL = 2,
+	KAPI_HCTX_TYPES = 3,
 };
 /* From the map_queues upcall: map `type` is `nr_queues` queues from `offset` (blk_mq_map_queues). */
-void rnbd_kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type, unsigned int nr_queues,
+void kapi_map_queue_type(struct blk_mq_tag_set *tag_set, unsigned int type, unsigned int nr_queues,
 			      unsigned int offset) KAPI_NOEXCEPT;
-/* A hardware queue's type (RNBD_KAPI_HCTX_*) and index in the tag set. Any context. */
-unsigned int rnbd_kapi_hctx_type(struct blk_mq_hw_ctx *hctx) KAPI_NOEXCEPT;
-unsigned int rnbd_kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx) KAPI_NOEXCEPT;
-int rnbd_kapi_tag_set_init(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
-void rnbd_kapi_tag_set_free(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
+/* A hardware queue's type (KAPI_HCTX_*) and index in the tag set. Any context. */
+unsigned int kapi_hctx_type(struct blk_mq_hw_ctx *hctx) KAPI_NOEXCEPT;
+unsigned int kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx) KAPI_NOEXCEPT;
+int kapi_tag_set_init(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
+void kapi_tag_set_free(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
 /* blk_mq_free_tag_set + kfree; after the disk's queue is gone (del_gendisk/put_disk). */
-void rnbd_kapi_tag_set_destroy(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
+void kapi_tag_set_destroy(struct blk_mq_tag_set *set) KAPI_NOEXCEPT;
 /*
  * blk_mq_alloc_disk(set, queuedata = device) with the queue limits of `lim`
  * (copied; the kernel validates them); 0 or -errno.
  */
-int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limits *lim, void *device,
+int kapi_disk_alloc(struct blk_mq_tag_set *set, const struct kapi_queue_limits *lim, void *device,
 			 struct gendisk **out) KAPI_NOEXCEPT;
 /*
  * A live disk's queue limits replaced by `lim` (remap, resize): on 6.12 one
@@ -109,62 +100,62 @@ int rnbd_kapi_disk_alloc(struct blk_mq_tag_set *set, const struct rnbd_kapi_limi
  * the setters (0). Call between freeze and unfreeze: blk_mq_freeze_queue
  * waits for every request in flight, new ones wait for the unfreeze.
  */
-int rnbd_kapi_update_limits(struct gendisk *disk, const struct rnbd_kapi_limits *lim) KAPI_NOEXCEPT;
-void rnbd_kapi_freeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
-void rnbd_kapi_unfreeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
+int kapi_update_limits(struct gendisk *disk, const struct kapi_queue_limits *lim) KAPI_NOEXCEPT;
+void kapi_freeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_unfreeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
 /* Names the disk "<prefix><index>" with `minors` minors from index * minors, our fops. */
-void rnbd_kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
+void kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
 			     const char *prefix) KAPI_NOEXCEPT;
-int rnbd_kapi_add_disk(struct gendisk *disk) KAPI_NOEXCEPT;
-void rnbd_kapi_del_gendisk(struct gendisk *disk) KAPI_NOEXCEPT;
-void rnbd_kapi_put_disk(struct gendisk *disk) KAPI_NOEXCEPT;
+int kapi_add_disk(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_del_gendisk(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_put_disk(struct gendisk *disk) KAPI_NOEXCEPT;
 /* blk_mark_disk_dead: every new IO fails at once (force unmap). */
-void rnbd_kapi_mark_disk_dead(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_mark_disk_dead(struct gendisk *disk) KAPI_NOEXCEPT;
 /* disk_to_dev(): the struct device of /sys/block/<name> (a kobject parent). */
-struct device *rnbd_kapi_disk_device(struct gendisk *disk) KAPI_NOEXCEPT;
-const char *rnbd_kapi_disk_name(struct gendisk *disk) KAPI_NOEXCEPT;
+struct device *kapi_disk_device(struct gendisk *disk) KAPI_NOEXCEPT;
+const char *kapi_disk_name(struct gendisk *disk) KAPI_NOEXCEPT;
 
-void rnbd_kapi_set_read_only(struct gendisk *disk) KAPI_NOEXCEPT;
-void rnbd_kapi_set_capacity(struct gendisk *disk, unsigned long long sectors) KAPI_NOEXCEPT;
+void kapi_set_read_only(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_set_capacity(struct gendisk *disk, unsigned long long sectors) KAPI_NOEXCEPT;
 /* After add_disk: set_capacity_and_notify (a uevent for the size change). */
-void rnbd_kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors) KAPI_NOEXCEPT;
+void kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors) KAPI_NOEXCEPT;
 /*
  * kobject_uevent(disk's device, KOBJ_CHANGE): tells udev to look at the disk
  * again (its rnbd/ attributes exist, its state changed). Process context.
  */
-void rnbd_kapi_disk_change_uevent(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_disk_change_uevent(struct gendisk *disk) KAPI_NOEXCEPT;
 
 /* ---- requests (any context unless noted) ---- */
-void rnbd_kapi_rq_info(struct request *rq, struct rnbd_kapi_rq_info *info) KAPI_NOEXCEPT;
-void rnbd_kapi_rq_start(struct request *rq) KAPI_NOEXCEPT;
-/* blk_rq_map_sg into `sg` (initialised once by rnbd_kapi_sg_init_table); entries used. */
-int rnbd_kapi_rq_map_sg(struct request *rq, struct scatterlist *sg) KAPI_NOEXCEPT;
+void kapi_rq_info(struct request *rq, struct kapi_rq_info *info) KAPI_NOEXCEPT;
+void kapi_rq_start(struct request *rq) KAPI_NOEXCEPT;
+/* blk_rq_map_sg into `sg` (initialised once by kapi_block_sg_init_table); entries used. */
+int kapi_rq_map_sg(struct request *rq, struct scatterlist *sg) KAPI_NOEXCEPT;
 /* blk_mq_complete_request: the complete upcall follows (softirq or here). */
-void rnbd_kapi_rq_complete(struct request *rq) KAPI_NOEXCEPT;
+void kapi_rq_complete(struct request *rq) KAPI_NOEXCEPT;
 /* blk_mq_end_request with errno_to_blk_status(error). */
-void rnbd_kapi_rq_end(struct request *rq, int error) KAPI_NOEXCEPT;
+void kapi_rq_end(struct request *rq, int error) KAPI_NOEXCEPT;
 /* blk_mq_delay_run_hw_queue: re-run a queue that ran out of permits. */
-void rnbd_kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs) KAPI_NOEXCEPT;
+void kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs) KAPI_NOEXCEPT;
 /* blk_mq_requeue_request(rq, false): back to the queue, dispatched again after a kick. */
-void rnbd_kapi_rq_requeue(struct request *rq) KAPI_NOEXCEPT;
+void kapi_rq_requeue(struct request *rq) KAPI_NOEXCEPT;
 /* blk_mq_delay_kick_requeue_list of the request's queue. */
-void rnbd_kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs) KAPI_NOEXCEPT;
+void kapi_rq_kick_requeue_list(struct request *rq, unsigned long msecs) KAPI_NOEXCEPT;
 /* blk_mq_run_hw_queues(disk's queue, async): re-run every hardware queue. */
-void rnbd_kapi_run_queues(struct gendisk *disk) KAPI_NOEXCEPT;
+void kapi_run_queues(struct gendisk *disk) KAPI_NOEXCEPT;
 
 /* ---- scatterlists (kapi-sg.c) ---- */
-unsigned int rnbd_kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
-unsigned int rnbd_kapi_alignof_scatterlist(void) KAPI_NOEXCEPT;
-void rnbd_kapi_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_NOEXCEPT;
+unsigned int kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
+unsigned int kapi_alignof_scatterlist(void) KAPI_NOEXCEPT;
+void kapi_block_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_NOEXCEPT;
 /* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_kfree. */
-struct scatterlist *rnbd_kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
+struct scatterlist *kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
 
 /* ---- upcalls (C++, rnbd/client/rnbd-clt-dev{,-io}.cpp) ---- */
 /* KAPI: blk-mq init_request, process context (tag set allocation). */
 void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). */
+/* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). Answers a blk_status_t value. */
 int rnbd_clt_cxx_queue_rq(void *device, struct blk_mq_hw_ctx *hctx, struct request *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq map_queues, process context: the device lays out its maps (rnbd_kapi_map_queue_type). */
+/* KAPI: blk-mq map_queues, process context: the device lays out its maps (kapi_map_queue_type). */
 void rnbd_clt_cxx_map_queues(void *device, struct blk_mq_tag_set *tag_set) KAPI_NOEXCEPT;
 /* KAPI: blk-mq poll of hardware queue `queue_num` (a polled one), process context, no sleep;
  * completions reaped (>= 0). */
@@ -185,4 +176,4 @@ void rnbd_clt_cxx_free_disk(void *device) KAPI_NOEXCEPT;
 }
 #endif
 
-#endif /* RNBD_KAPI_BLK_H */
+#endif /* KAPI_BLK_H */

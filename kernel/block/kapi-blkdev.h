@@ -10,8 +10,8 @@
  * are in kernel/block/. Each function does one kernel call or macro; none
  * knows RNBD: ops and flags arrive as the kernel's own values.
  */
-#ifndef RNBD_KAPI_BLKDEV_H
-#define RNBD_KAPI_BLKDEV_H
+#ifndef KAPI_BLKDEV_H
+#define KAPI_BLKDEV_H
 
 #include <cxxrt/kapi.h>
 
@@ -138,4 +138,4 @@ int kapi_file_punch_hole(struct file *file, unsigned long long pos, unsigned lon
 }
 #endif
 
-#endif /* RNBD_KAPI_BLKDEV_H */
+#endif /* KAPI_BLKDEV_H */

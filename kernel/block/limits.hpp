@@ -9,6 +9,6 @@
 
 namespace rnbd::block {
 
-using Limits = rnbd_kapi_limits;
+using Limits = kapi_queue_limits;
 
 }  // namespace rnbd::block

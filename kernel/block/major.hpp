@@ -20,7 +20,7 @@ public:
     [[nodiscard]] cxxrt::Result<void> register_dynamic(const char* name)
     {
         reset();
-        int major = rnbd_kapi_register_major(name);
+        int major = kapi_register_major(name);
         if (major < 0)
             return cxxrt::Error::from_errno(major);
         number_ = major;
@@ -30,7 +30,7 @@ public:
     void reset()
     {
         if (number_ > 0)
-            rnbd_kapi_unregister_major(number_, name_);
+            kapi_unregister_major(number_, name_);
         number_ = 0;
         name_ = nullptr;
     }

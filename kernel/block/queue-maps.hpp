@@ -12,12 +12,12 @@ using cxxrt::u32;
 
 // enum hctx_type (checked against the kernel's in kernel/block/kapi-blk.c).
 enum class QueueType : u32 {
-    kDefault = RNBD_KAPI_HCTX_DEFAULT,
-    kRead = RNBD_KAPI_HCTX_READ,
-    kPoll = RNBD_KAPI_HCTX_POLL,
+    kDefault = KAPI_HCTX_DEFAULT,
+    kRead = KAPI_HCTX_READ,
+    kPoll = KAPI_HCTX_POLL,
 };
 // Maps of a tag set that has polled queues (one map per type); without: 1.
-inline constexpr u32 kQueueTypes = RNBD_KAPI_HCTX_TYPES;
+inline constexpr u32 kQueueTypes = KAPI_HCTX_TYPES;
 
 // A view of the tag set handed to the map_queues upcall (process context).
 class QueueMaps {
@@ -26,7 +26,7 @@ public:
     // Map `type` is `count` hardware queues from `first`, spread over the CPUs.
     void map(QueueType type, u32 count, u32 first) const
     {
-        rnbd_kapi_map_queue_type(set_, u32(type), count, first);
+        kapi_map_queue_type(set_, u32(type), count, first);
     }
 
 private:

@@ -32,24 +32,24 @@ public:
 
     RequestInfo info() const
     {
-        struct rnbd_kapi_rq_info raw;
-        rnbd_kapi_rq_info(handle_, &raw);
+        struct kapi_rq_info raw;
+        kapi_rq_info(handle_, &raw);
         return {Op(raw.op), raw.sync != 0, raw.flush_or_fua != 0, raw.bytes, raw.sector, raw.prio};
     }
     // blk_mq_start_request: the timeout clock runs from here.
-    void start() const { rnbd_kapi_rq_start(handle_); }
+    void start() const { kapi_rq_start(handle_); }
     // The request's data into `table` (entries as the tag set made them); the entries used.
-    u32 map_sg(scatterlist* table) const { return u32(rnbd_kapi_rq_map_sg(handle_, table)); }
+    u32 map_sg(scatterlist* table) const { return u32(kapi_rq_map_sg(handle_, table)); }
     // blk_mq_complete_request: the tag set's complete upcall follows (softirq or here).
-    void complete() const { rnbd_kapi_rq_complete(handle_); }
+    void complete() const { kapi_rq_complete(handle_); }
     // blk_mq_end_request with `error` (negative errno, 0) as a block status.
-    void end(int error) const { rnbd_kapi_rq_end(handle_, error); }
+    void end(int error) const { kapi_rq_end(handle_, error); }
     // Back to its queue, dispatched again when the requeue list is kicked
     // `kick_after_ms` from now.
     void requeue(u32 kick_after_ms) const
     {
-        rnbd_kapi_rq_requeue(handle_);
-        rnbd_kapi_rq_kick_requeue_list(handle_, kick_after_ms);
+        kapi_rq_requeue(handle_);
+        kapi_rq_kick_requeue_list(handle_, kick_after_ms);
     }
 
 private:

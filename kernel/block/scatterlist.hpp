@@ -22,7 +22,7 @@ public:
     [[nodiscard]] cxxrt::Result<void> init(void* buffer, cxxrt::u32 length, cxxrt::Gfp gfp)
     {
         kapi_kfree(entry_);
-        entry_ = rnbd_kapi_sg_alloc_one(buffer, length, gfp.flags());
+        entry_ = kapi_sg_alloc_one(buffer, length, gfp.flags());
         if (!entry_)
             return cxxrt::Error(cxxrt::err::kNoMem);
         return {};

@@ -1,17 +1,18 @@
-// What a driver's queue_rq answers the block layer (blk_status_t, as the C
-// boundary turns it into one).
+// What a driver's queue_rq answers the block layer: blk_status_t, the
+// kernel's own values from the generated header (the boundary passes them
+// through unchanged).
 #pragma once
 
-#include "kernel/block/kapi-blk.h"
+#include "cxxrt-kabi.h"
 
 namespace rnbd::block {
 
 enum class Status : int {
-    kOk = RNBD_KAPI_STS_OK,
-    kResource = RNBD_KAPI_STS_RESOURCE,              // blk-mq retries later
-    kIoError = RNBD_KAPI_STS_IOERR,
-    kNotSupported = RNBD_KAPI_STS_NOTSUPP,
-    kDeviceResource = RNBD_KAPI_STS_DEV_RESOURCE,    // retried when the driver re-runs the queue
+    kOk = KABI_BLK_STS_OK,
+    kResource = KABI_BLK_STS_RESOURCE,              // blk-mq retries later
+    kIoError = KABI_BLK_STS_IOERR,
+    kNotSupported = KABI_BLK_STS_NOTSUPP,
+    kDeviceResource = KABI_BLK_STS_DEV_RESOURCE,    // retried when the driver re-runs the queue
 };
 
 }  // namespace rnbd::block

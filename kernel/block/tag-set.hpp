@@ -38,16 +38,16 @@ public:
     // `driver_data` reaches the init_request and map_queues upcalls.
     [[nodiscard]] cxxrt::Result<void> create(const TagSetShape& shape, void* driver_data)
     {
-        const size_t align = rnbd_kapi_alignof_scatterlist();
+        const size_t align = kapi_alignof_scatterlist();
         table_offset_ = (sizeof(Pdu) + align - 1) & ~(align - 1);
         table_entries_ = shape.scatterlist_entries;
-        const size_t pdu_size = table_offset_ + size_t(table_entries_) * rnbd_kapi_sizeof_scatterlist();
+        const size_t pdu_size = table_offset_ + size_t(table_entries_) * kapi_sizeof_scatterlist();
         blk_mq_tag_set* set =
-            rnbd_kapi_tag_set_alloc(shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
+            kapi_tag_set_alloc(shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
         if (!set)
             return cxxrt::Error(cxxrt::err::kNoMem);
-        if (int rc = rnbd_kapi_tag_set_init(set)) {
-            rnbd_kapi_tag_set_free(set);
+        if (int rc = kapi_tag_set_init(set)) {
+            kapi_tag_set_free(set);
             return cxxrt::Error::from_errno(rc);
         }
         set_ = set;
@@ -56,7 +56,7 @@ public:
     void destroy()
     {
         if (blk_mq_tag_set* set = cxxrt::exchange(set_, nullptr))
-            rnbd_kapi_tag_set_destroy(set);
+            kapi_tag_set_destroy(set);
     }
 
     explicit operator bool() const { return set_ != nullptr; }
@@ -67,7 +67,7 @@ public:
     scatterlist* init_table(Pdu& pdu) const
     {
         scatterlist* table = table_of(pdu);
-        rnbd_kapi_sg_init_table(table, table_entries_);
+        kapi_block_sg_init_table(table, table_entries_);
         return table;
     }
     scatterlist* table_of(Pdu& pdu) const

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rnbd-client C boundary: instantiates the rnbd_clt trace events
- * (rnbd-clt-trace.h) and fires them for C++ (kapi-trace.h). One
+ * (rnbd-clt-trace.h) and fires them for C++ (kapi-rnbd-trace.h). One
  * tracepoint call each.
  */
 #define CREATE_TRACE_POINTS

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rnbd-server C boundary: instantiates the rnbd_srv trace events
- * (rnbd-srv-trace.h) and fires them for C++ (kapi-trace.h). One
+ * (rnbd-srv-trace.h) and fires them for C++ (kapi-rnbd-trace.h). One
  * tracepoint call each; the register hooks only flip a word.
  */
 #define CREATE_TRACE_POINTS

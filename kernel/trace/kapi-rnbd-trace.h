@@ -7,12 +7,12 @@
  * rnbd_clt is ours (Linux's client has no tracepoints). Documentation/tracing.md
  * lists them. C++ passes plain values; each function fires one tracepoint.
  *
- * Cost when nothing listens: see rtrs/kapi-trace.h. Control-path events are
+ * Cost when nothing listens: see kernel/trace/kapi-rtrs-trace.h. Control-path events are
  * a direct call to a static branch; the per-IO event (process_rdma) is
  * guarded by kapi_trace_process_rdma_enabled(), one load and a branch.
  */
-#ifndef RNBD_KAPI_TRACE_H
-#define RNBD_KAPI_TRACE_H
+#ifndef KAPI_RNBD_TRACE_H
+#define KAPI_RNBD_TRACE_H
 
 #include <cxxrt/kapi.h>
 

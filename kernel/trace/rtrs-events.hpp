@@ -1,13 +1,44 @@
-// The per-IO trace event of rtrs-server (system rtrs_srv, Linux's format)
-// as a C++ call over its TRACE_EVENT boundary (rtrs/kapi-trace.h,
-// rtrs/kapi-rtrs-srv-trace.c). The printed symbols are the enums of
-// rtrs/kapi-trace.h. Test send_io_resp_imm_enabled() first (one load and a
-// branch) and call out of line.
+// The trace events of rtrs-client (system rtrs_clt) and rtrs-server
+// (system rtrs_srv), Linux's formats, as C++ calls over their TRACE_EVENT
+// boundary (kernel/trace/kapi-rtrs-trace.h, kapi-rtrs-{clt,srv}-trace.c).
+// The printed symbols are the enums of kapi-rtrs-trace.h. On the server,
+// test send_io_resp_imm_enabled() first (one load and a branch) and call
+// out of line.
 #pragma once
 
 #include <cxxrt/types.hpp>
 
-#include "rtrs/kapi-trace.h"
+#include "kernel/trace/kapi-rtrs-trace.h"
+
+namespace ktrace::rtrs_clt {
+
+// The client's three path events; they share one record (a path's name,
+// state, reconnect attempts made and allowed, reconnects failed and
+// succeeded).
+enum class PathEvent {
+    kReconnectWork,       // the reconnect work item starts
+    kCloseConns,          // a path is being closed
+    kRdmaErrorRecovery,   // a connection of a path failed
+};
+
+// Any context.
+inline void path_event(PathEvent event, const char* path, int state, int attempts, int max_attempts, int failed,
+                       int succeeded)
+{
+    switch (event) {
+    case PathEvent::kReconnectWork:
+        kapi_trace_rtrs_clt_reconnect_work(path, state, attempts, max_attempts, failed, succeeded);
+        return;
+    case PathEvent::kCloseConns:
+        kapi_trace_rtrs_clt_close_conns(path, state, attempts, max_attempts, failed, succeeded);
+        return;
+    case PathEvent::kRdmaErrorRecovery:
+        kapi_trace_rtrs_rdma_error_recovery(path, state, attempts, max_attempts, failed, succeeded);
+        return;
+    }
+}
+
+}  // namespace ktrace::rtrs_clt
 
 namespace ktrace::rtrs_srv {
 

@@ -3,7 +3,6 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
-#include "kernel/block/kapi-blkdev.h"
 #include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"

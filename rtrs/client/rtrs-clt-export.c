@@ -7,7 +7,7 @@
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/module.h>
-#include "rtrs-clt-kapi.h"
+#include "rtrs-clt-upcalls.h"
 
 struct rtrs_client_session *rtrs_client_open(const struct rtrs_client_callbacks *callbacks,
 					     const struct rtrs_client_open_params *params)

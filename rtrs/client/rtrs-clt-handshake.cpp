@@ -3,7 +3,7 @@
 // exchange, and the request slots the server's INFO_RSP sizes.
 #include <cxxrt/log.hpp>
 #include "common/rtrs-addr.hpp"
-#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
 

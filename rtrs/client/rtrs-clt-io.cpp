@@ -4,7 +4,7 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/scope_guard.hpp>
 #include "common/rtrs-addr.hpp"
-#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
 

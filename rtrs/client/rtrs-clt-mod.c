@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* rtrs-client: module entry points. All logic is C++ (rtrs-clt.cpp). */
 #include <linux/module.h>
-#include "rtrs-clt-kapi.h"
+#include "rtrs-clt-upcalls.h"
 
 static int __init rtrs_clt_module_init(void)
 {

@@ -5,7 +5,7 @@
 // rtrs-clt-handshake.cpp, the IO path in rtrs-clt-io.cpp.
 #include <cxxrt/log.hpp>
 #include "common/rtrs-addr.hpp"
-#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -80,9 +80,10 @@ static_assert(int(PathState::kConnecting) == RTRS_TRACE_CLT_CONNECTING &&
               int(PathState::kConnected) == RTRS_TRACE_CLT_CONNECTED && int(PathState::kClosing) == RTRS_TRACE_CLT_CLOSING &&
               int(PathState::kClosed) == RTRS_TRACE_CLT_CLOSED && int(PathState::kDead) == RTRS_TRACE_CLT_DEAD);
 
-void Path::trace(kapi_trace_rtrs_clt_path_event event) const
+void Path::trace(ktrace::rtrs_clt::PathEvent event) const
 {
-    event(name_, int(state()), budget_.attempts(), budget_.max_attempts(), reconnects_.failed, reconnects_.successful);
+    ktrace::rtrs_clt::path_event(event, name_, int(state()), budget_.attempts(), budget_.max_attempts(),
+                                 reconnects_.failed, reconnects_.successful);
 }
 
 void Path::start_reconnecting()
@@ -113,7 +114,7 @@ void Path::schedule_reconnect()
         return;
     if (!budget_.begin_attempt()) {
         cxxrt::log::err("%s: reconnect attempts exhausted, path closed", name_);
-        trace(kapi_trace_rtrs_clt_close_conns);
+        trace(ktrace::rtrs_clt::PathEvent::kCloseConns);
         if (state_.change(PathState::kClosing))
             (void)state_.change(PathState::kClosed);
         return;
@@ -146,7 +147,7 @@ void Path::fail(const char* why)
     // Traced with the state the failure finds (CONNECTED), once per failure
     // give or take a racing CPU: every flushed completion ends up here too.
     if (connected())
-        trace(kapi_trace_rtrs_rdma_error_recovery);
+        trace(ktrace::rtrs_clt::PathEvent::kRdmaErrorRecovery);
     if (!state_.change_from(PathState::kConnected, PathState::kReconnecting))
         return;
     cxxrt::log::warn_ratelimited("%s: path %s failed (%s), reconnecting", session_.name(), name_, why);
@@ -175,7 +176,7 @@ void Path::handle_error()
 
 void Path::reconnect()
 {
-    trace(kapi_trace_rtrs_clt_reconnect_work);
+    trace(ktrace::rtrs_clt::PathEvent::kReconnectWork);
     cxxrt::MutexGuard guard(control_);
     (void)connect_again();
 }
@@ -204,7 +205,7 @@ Result<void> Path::connect_again()
 
 void Path::close()
 {
-    trace(kapi_trace_rtrs_clt_close_conns);
+    trace(ktrace::rtrs_clt::PathEvent::kCloseConns);
     // Leaving every live state first stops fail() and the work items from
     // starting anything new; then wait for what already runs.
     (void)state_.change(PathState::kClosing);

@@ -124,7 +124,7 @@ private:
     Result<void> connect_again() CXXRT_REQUIRES(control_);
     void send_heartbeat();    // heartbeat_work_
     // Fires one of the rtrs_clt trace events with this path's figures.
-    void trace(kapi_trace_rtrs_clt_path_event event) const;
+    void trace(ktrace::rtrs_clt::PathEvent event) const;
     // The connection for the permit's IO: its polled connection, or the
     // submitting CPU's.
     ClientConnection* io_connection(const Permit& permit);

@@ -1,7 +1,7 @@
 // rtrs-client: a session (a group of paths to one server session), its
 // permits, path selection and fail-over, and the user's link events.
 #include <cxxrt/log.hpp>
-#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
 

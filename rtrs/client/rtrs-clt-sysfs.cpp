@@ -235,7 +235,7 @@ Result<void> Path::show_cur_latency(Output& out)
 Result<void> Path::store_disconnect(Input& in)
 {
     CXXRT_TRY(accept_one(in));
-    trace(kapi_trace_rtrs_clt_close_conns);
+    trace(ktrace::rtrs_clt::PathEvent::kCloseConns);
     // Leaves every live state; the path stays down until "reconnect".
     if (!state_.change(PathState::kClosing))
         return {};

@@ -2,7 +2,7 @@
 // (rtrs-clt-export.c forwards each rtrs_client_* function here).
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
-#include "rtrs/client/rtrs-clt-kapi.h"
+#include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
 

@@ -20,7 +20,7 @@ u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
 
 // The rtrs_srv event send_io_resp_imm, as Linux fires it: for an answer
 // without READ data. Out of line and cold: the IO path only tests the
-// event's on-word (rtrs/kapi-trace.h). We signal every answer, so the
+// event's on-word (kernel/trace/kapi-rtrs-trace.h). We signal every answer, so the
 // event's unsignalled-send count is 0 and its signal interval 1.
 [[gnu::cold, gnu::noinline]] void trace_answer(Path& path, const ServerIo& io, bool always_invalidate, int error)
 {

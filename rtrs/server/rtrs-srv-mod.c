@@ -5,7 +5,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include "rtrs-srv-kapi.h"
+#include "rtrs-srv-upcalls.h"
 
 static int max_chunk_size = 128 << 10;
 module_param(max_chunk_size, int, 0444);

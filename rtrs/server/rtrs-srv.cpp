@@ -3,7 +3,7 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/text.hpp>
 #include <cxxrt/module-api.h>
-#include "rtrs/server/rtrs-srv-kapi.h"
+#include "rtrs/server/rtrs-srv-upcalls.h"
 #include "rtrs/server/rtrs-srv.hpp"
 #include <cxxrt/enforce.hpp>
 

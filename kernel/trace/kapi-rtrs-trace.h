@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tracepoints of rtrs-client (system rtrs_clt, rtrs/rtrs-clt-trace.h) and
- * rtrs-server (system rtrs_srv, rtrs/rtrs-srv-trace.h): what C++ calls.
+ * Tracepoints of rtrs-client (system rtrs_clt, kernel/trace/rtrs-clt-trace.h) and
+ * rtrs-server (system rtrs_srv, kernel/trace/rtrs-srv-trace.h): what C++ calls.
  * The events, their fields and their printed formats are Linux's (6.1 and
  * 6.12 have the same), so perf and trace-cmd scripts written for the
  * in-tree driver read ours; Documentation/tracing.md lists them. C++ passes
@@ -15,8 +15,8 @@
  * is attached, and C++ tests that word first (one load and a
  * predicted-not-taken branch, no call, no argument set-up).
  */
-#ifndef RTRS_KAPI_TRACE_H
-#define RTRS_KAPI_TRACE_H
+#ifndef KAPI_RTRS_TRACE_H
+#define KAPI_RTRS_TRACE_H
 
 #include <cxxrt/kapi.h>
 
@@ -50,12 +50,10 @@ enum rtrs_trace_dir {
 };
 
 /*
- * rtrs-client: one signature for its three events (a path's name, state,
+ * rtrs-client: its three events share one record (a path's name, state,
  * reconnect attempts made and allowed, reconnects failed and succeeded).
  * KAPI: any context.
  */
-typedef void (*kapi_trace_rtrs_clt_path_event)(const char *path, int state, int attempts, int max_attempts,
-					       int fail_cnt, int success_cnt);
 /* The reconnect work item starts. */
 void kapi_trace_rtrs_clt_reconnect_work(const char *path, int state, int attempts, int max_attempts, int fail_cnt,
 					int success_cnt) KAPI_NOEXCEPT;

@@ -3,8 +3,8 @@
  * Contract between the C files of rtrs-client (rtrs-clt-mod.c,
  * rtrs-clt-export.c) and its C++ (rtrs-clt*.cpp).
  */
-#ifndef RTRS_CLT_KAPI_H
-#define RTRS_CLT_KAPI_H
+#ifndef RTRS_CLT_UPCALLS_H
+#define RTRS_CLT_UPCALLS_H
 
 #include <cxxrt/kapi.h>
 #include <rtrs/rtrs-api.h>

@@ -13,7 +13,7 @@
 
 #include <linux/tracepoint.h>
 #include <cxxrt/kapi-trace-record.h>
-#include "kapi-trace.h"
+#include "kapi-rtrs-trace.h"
 
 /* Keep kapi_trace_send_io_resp_imm_on in step with the probes (kapi-rtrs-srv-trace.c). */
 int rtrs_srv_trace_io_register(void);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Contract between the C files of rtrs-server and its C++ (rtrs-srv*.cpp). */
-#ifndef RTRS_SRV_KAPI_H
-#define RTRS_SRV_KAPI_H
+#ifndef RTRS_SRV_UPCALLS_H
+#define RTRS_SRV_UPCALLS_H
 
 #include <cxxrt/kapi.h>
 #include <rtrs/rtrs-api.h>

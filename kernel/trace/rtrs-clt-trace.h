@@ -13,7 +13,7 @@
 
 #include <linux/tracepoint.h>
 #include <cxxrt/kapi-trace-record.h>
-#include "kapi-trace.h"
+#include "kapi-rtrs-trace.h"
 
 /* The format file then shows the numbers, as Linux's does. */
 TRACE_DEFINE_ENUM(RTRS_TRACE_CLT_CONNECTING);

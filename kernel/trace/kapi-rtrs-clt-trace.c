@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rtrs-client C boundary: instantiates the rtrs_clt trace events
- * (rtrs-clt-trace.h) and fires them for C++ (kapi-trace.h). One
+ * (rtrs-clt-trace.h) and fires them for C++ (kapi-rtrs-trace.h). One
  * tracepoint call each.
  */
 #define CREATE_TRACE_POINTS

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rtrs-server C boundary: instantiates the rtrs_srv trace events
- * (rtrs-srv-trace.h) and fires them for C++ (kapi-trace.h). One
+ * (rtrs-srv-trace.h) and fires them for C++ (kapi-rtrs-trace.h). One
  * tracepoint call each; the register hooks only flip a word.
  */
 #define CREATE_TRACE_POINTS

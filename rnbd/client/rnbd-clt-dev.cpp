@@ -202,7 +202,8 @@ Result<void> Device::create_sysfs()
 
 void Device::remove_sysfs()
 {
-    client_.unlink_device(device_id_, link_name_, kernel_link_, class_link_);
+    kernel_link_.reset();
+    class_link_.reset();
     alias_dir_.remove();
     dir_.remove();
 }

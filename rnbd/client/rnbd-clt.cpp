@@ -216,23 +216,11 @@ void Client::remove_session(Session& session)
 // ---- links under .../devices/ ------------------------------------------------------
 
 Result<void> Client::link_device(const char* kernel_name, const char* class_name, sysfs::KobjRef target,
-                                 bool& kernel_linked, bool& class_linked)
+                                 sysfs::Link& kernel_link, sysfs::Link& class_link)
 {
-    CXXRT_TRY(sysfs::create_link(kernel_devices_, target, kernel_name));
-    kernel_linked = true;
-    CXXRT_TRY(sysfs::create_link(class_devices_, target, class_name));
-    class_linked = true;
+    CXXRT_TRY(kernel_link.create(kernel_devices_, target, kernel_name));
+    CXXRT_TRY(class_link.create(class_devices_, target, class_name));
     return {};
-}
-
-void Client::unlink_device(const char* kernel_name, const char* class_name, bool& kernel_linked, bool& class_linked)
-{
-    if (kernel_linked)
-        sysfs::remove_link(kernel_devices_, kernel_name);
-    if (class_linked)
-        sysfs::remove_link(class_devices_, class_name);
-    kernel_linked = false;
-    class_linked = false;
 }
 
 }  // namespace rnbd::clt

@@ -229,8 +229,9 @@ private:
     block::Disk disk_;
     cxxrt::sysfs::Directory dir_;        // rnbd_client
     cxxrt::sysfs::Directory alias_dir_;  // rnbd
-    bool kernel_link_ = false;
-    bool class_link_ = false;
+    // After the disk: links to it go before it does.
+    cxxrt::sysfs::Link kernel_link_;  // rnbd_client/devices/<device_id_>
+    cxxrt::sysfs::Link class_link_;   // rnbd-client/ctl/devices/<link_name_>
 };
 
 class Session : public cxxrt::RefCounted<Session>, cxxrt::Pinned {
@@ -312,10 +313,10 @@ public:
     // Device side (used by Device).
     int major() const { return major_.number(); }
     void release_index(u32 index);
-    // Links to a device's disk under .../devices/ of both trees.
+    // Links to a device's disk under .../devices/ of both trees (the
+    // names are kept by the links; resetting them removes them).
     cxxrt::Result<void> link_device(const char* kernel_name, const char* class_name, cxxrt::sysfs::KobjRef target,
-                                    bool& kernel_linked, bool& class_linked);
-    void unlink_device(const char* kernel_name, const char* class_name, bool& kernel_linked, bool& class_linked);
+                                    cxxrt::sysfs::Link& kernel_link, cxxrt::sysfs::Link& class_link);
     const cxxrt::sysfs::Group& device_group() const { return device_group_; }
     // A device's unmap: off the registry (the caller then tears it down).
     void forget_device(Device& device);

@@ -87,18 +87,14 @@ Result<void> Device::add_sysfs(sysfs::KobjRef parent, const Backing& backing)
 {
     CXXRT_TRY(kobj_.add(this, parent, name_));
     CXXRT_TRY(sessions_.add(this, kobj_, "sessions"));
-    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
-        CXXRT_TRY(sysfs::create_link(kobj_, bdev->kobject(), "block_dev"));
-        linked_ = true;
-    }
+    if (const block::BlockDevice* bdev = backing.backend().block_device())
+        CXXRT_TRY(block_dev_link_.create(kobj_, bdev->kobject(), "block_dev"));
     return {};
 }
 
 void Device::remove_sysfs()
 {
-    if (linked_)
-        sysfs::remove_link(kobj_, "block_dev");
-    linked_ = false;
+    block_dev_link_.reset();
     sessions_.remove();
     kobj_.remove();
 }

@@ -55,8 +55,7 @@ Result<void> Server::start(u16 port)
     ctl_ = CXXRT_TRY(sysfs::Device::create(class_, nullptr, "ctl", this));
     CXXRT_TRY(devices_dir_.add(this, ctl_, "devices"));
     CXXRT_TRY(kernel_dir_.add(this, sysfs::KobjRef::kernel(), "rnbd_server"));
-    CXXRT_TRY(sysfs::create_link(kernel_dir_, devices_dir_, "devices"));
-    kernel_link_ = true;
+    CXXRT_TRY(devices_link_.create(kernel_dir_, devices_dir_, "devices"));
 
     rtrs_server_context* rtrs = rtrs_server_open(&kCallbacks, port);
     const long value = reinterpret_cast<long>(rtrs);
@@ -79,9 +78,7 @@ void Server::stop()
     }
     control_wq_.reset();
     io_wq_.reset();
-    if (kernel_link_)
-        sysfs::remove_link(kernel_dir_, "devices");
-    kernel_link_ = false;
+    devices_link_.reset();
     kernel_dir_.remove();
     devices_dir_.remove();
     ctl_.reset();

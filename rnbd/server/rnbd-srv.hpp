@@ -183,7 +183,7 @@ private:
     SessDev::DeviceList mappings_;  // under Server::devices_lock_
     sysfs::Directory kobj_;
     sysfs::Directory sessions_;
-    bool linked_ = false;
+    sysfs::Link block_dev_link_;  // in kobj_: removed before it
     char name_[kNameSize] = {};
 
 public:
@@ -258,7 +258,7 @@ private:
     sysfs::Device ctl_;
     sysfs::Directory devices_dir_;  // /sys/class/rnbd-server/ctl/devices
     sysfs::Directory kernel_dir_;   // /sys/kernel/rnbd_server
-    bool kernel_link_ = false;
+    sysfs::Link devices_link_;      // kernel_dir_/devices -> devices_dir_
     Mutex devices_lock_{cxxrt::lock_class<"rnbd::srv::Server::devices_lock_">};
     Device::List devices_ CXXRT_GUARDED_BY(devices_lock_);
 };

@@ -369,4 +369,35 @@ inline Result<void> create_link(KobjRef dir, KobjRef target, const char* name)
 }
 inline void remove_link(KobjRef dir, const char* name) { kapi_sysfs_remove_link(dir.native(), name); }
 
+// An owned symlink <dir>/<name> -> target: reset() or the destructor removes
+// it, so an owner declares it after the directory it lives in (members go
+// in reverse order) and needs no flag saying whether it was made. `name`
+// is kept, not copied: it must live as long as the link.
+class Link : Pinned {
+public:
+    Link() = default;
+    ~Link() { reset(); }
+
+    [[nodiscard]] Result<void> create(KobjRef dir, KobjRef target, const char* name)
+    {
+        reset();
+        CXXRT_TRY(create_link(dir, target, name));
+        dir_ = dir.native();
+        name_ = name;
+        return {};
+    }
+    // Removes the link now; nothing if it was not made.
+    void reset()
+    {
+        if (void* dir = exchange(dir_, nullptr))
+            remove_link(KobjRef(dir), name_);
+        name_ = nullptr;
+    }
+    explicit operator bool() const { return dir_ != nullptr; }
+
+private:
+    void* dir_ = nullptr;
+    const char* name_ = nullptr;
+};
+
 }  // namespace cxxrt::sysfs

@@ -101,7 +101,7 @@ private:
     sysfs::Directory stats_;
     sysfs::Directory top_;      // /sys/kernel/cxxrt_selftest
     sysfs::Directory devices_;  // .../devices
-    bool linked_ = false;
+    sysfs::Link link_;          // .../devices/demo -> the class device
 };
 
 constexpr sysfs::Attribute<Demo> kDemoAttributes[] = {
@@ -128,16 +128,14 @@ Result<void> Demo::setup()
     stats_.announce();
     CXXRT_TRY(top_.add(this, sysfs::KobjRef::kernel(), "cxxrt_selftest"));
     CXXRT_TRY(devices_.add(this, top_, "devices"));
-    CXXRT_TRY(sysfs::create_link(devices_, device_, "demo"));
-    linked_ = true;
+    CXXRT_TRY(link_.create(devices_, device_, "demo"));
     return {};
 }
 
 // Undoes whatever setup() got to, children before parents.
 void Demo::teardown()
 {
-    if (linked_)
-        sysfs::remove_link(devices_, "demo");
+    link_.reset();
     sysfs::Directory* in_order[] = {&devices_, &top_, &stats_};
     for (int i = 0; i < 3; ++i)
         if (!in_order[i]->remove_within(5000))

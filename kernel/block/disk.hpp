@@ -4,9 +4,10 @@
 // the disk's queuedata and private_data, which the upcalls receive); the
 // destructor, or reset(), drops the reference create() took (put_disk).
 // In between, add() makes it visible and remove() (del_gendisk) takes it
-// away again, waiting for the requests in flight. An added disk's last
-// reference going away runs the free_disk upcall: the owner keeps itself
-// alive for it. Process context unless noted.
+// away again, waiting for the requests in flight; reset() and the
+// destructor remove a disk still visible before they put it. An added
+// disk's last reference going away runs the free_disk upcall: the owner
+// keeps itself alive for it. Process context unless noted.
 #pragma once
 
 #include <cxxrt/result.hpp>
@@ -46,24 +47,18 @@ public:
     void set_read_only() { kapi_set_read_only(disk_); }
 
     // add_disk: partitions are scanned (IO is issued) before it returns.
-    [[nodiscard]] cxxrt::Result<void> add()
-    {
-        CXXRT_TRY(cxxrt::to_result(kapi_add_disk(disk_)));
-        added_ = true;
-        return {};
-    }
-    // Added, and not reset since (remove() leaves it so: the disk is still
-    // ours to put).
-    bool added() const { return added_; }
+    [[nodiscard]] cxxrt::Result<void> add() { return visible_.add(disk_); }
+    // Added and not removed since.
+    bool added() const { return bool(visible_); }
     // blk_mark_disk_dead: every new IO fails at once. Added disks only.
     void mark_dead() { kapi_mark_disk_dead(disk_); }
-    // del_gendisk: waits for the requests in flight. Added disks only.
-    void remove() { kapi_del_gendisk(disk_); }
-    // put_disk: with the disk added, the free_disk upcall follows once the
-    // last opener is gone (maybe inside this call).
+    // del_gendisk: waits for the requests in flight. Nothing if not added.
+    void remove() { visible_.reset(); }
+    // put_disk (after remove()): with the disk added before, the free_disk
+    // upcall follows once the last opener is gone (maybe inside this call).
     void reset()
     {
-        added_ = false;
+        visible_.reset();
         if (gendisk* disk = cxxrt::exchange(disk_, nullptr))
             kapi_put_disk(disk);
     }
@@ -95,8 +90,29 @@ public:
     }
 
 private:
+    // What add() set up: the disk in the system, until del_gendisk.
+    class Visible : cxxrt::Pinned {
+    public:
+        ~Visible() { reset(); }
+        [[nodiscard]] cxxrt::Result<void> add(gendisk* disk)
+        {
+            CXXRT_TRY(cxxrt::to_result(kapi_add_disk(disk)));
+            disk_ = disk;
+            return {};
+        }
+        void reset()
+        {
+            if (gendisk* disk = cxxrt::exchange(disk_, nullptr))
+                kapi_del_gendisk(disk);
+        }
+        explicit operator bool() const { return disk_ != nullptr; }
+
+    private:
+        gendisk* disk_ = nullptr;
+    };
+
     gendisk* disk_ = nullptr;
-    bool added_ = false;
+    Visible visible_;  // after disk_: removed before the put
 };
 
 }  // namespace rnbd::block

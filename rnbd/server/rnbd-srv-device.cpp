@@ -111,6 +111,21 @@ void Device::set_name(const Backing& backing, const char* mapping_path)
     name_[n] = '\0';
 }
 
+// ---- ModuleReference ----
+
+void ModuleReference::take()
+{
+    CXXRT_ASSERT(!held_);
+    rnbd_srv_module_get();
+    held_ = true;
+}
+
+void ModuleReference::drop()
+{
+    if (exchange(held_, false))
+        rnbd_srv_module_put();
+}
+
 // ---- SessDev ----
 
 SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path)
@@ -119,11 +134,6 @@ SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView map
     const size_t n = min(mapping_path.length(), sizeof(mapping_path_) - 1);
     copy_bytes(mapping_path_, mapping_path.data(), n);
     mapping_path_[n] = '\0';
-}
-
-SessDev::~SessDev()
-{
-    CXXRT_ASSERT(!module_ref_);
 }
 
 void SessDev::put()

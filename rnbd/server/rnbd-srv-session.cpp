@@ -120,8 +120,7 @@ Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* pat
         destroy(dev);
         return added.error();
     }
-    rnbd_srv_module_get();
-    dev->module_ref_ = true;
+    dev->module_.take();
     BhSpinGuard guard(lock_);
     devs_.push_back(*dev);
     return dev;
@@ -141,8 +140,7 @@ void Session::close_dev(SessDev& dev, bool keep_id)
     dev.backing_.close();
     log::info("session %s: closed device id %u (%s)%s", name_, dev.id_, dev.mapping_path_,
               keep_id ? ", id kept until the client closes it" : "");
-    if (exchange(dev.module_ref_, false))
-        rnbd_srv_module_put();
+    dev.module_.drop();
     if (keep_id) {
         BhSpinGuard guard(lock_);
         dev.state_ = SessDev::State::kClosed;

@@ -106,13 +106,26 @@ class Session;
 class Device;
 class Server;
 
+// A reference on this module (held per exported mapping, so rmmod is
+// refused while anything is exported): drop() or the destructor gives it
+// back.
+class ModuleReference : Pinned {
+public:
+    ModuleReference() = default;
+    ~ModuleReference() { drop(); }
+    void take();
+    void drop();
+
+private:
+    bool held_ = false;
+};
+
 // One session's mapping of one device.
 class SessDev : Pinned {
 public:
     enum class State : u8 { kOpen, kClosing, kClosed };
 
     SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path);
-    ~SessDev();
 
     u32 id() const { return id_; }
     Session& session() { return session_; }
@@ -139,6 +152,7 @@ private:
     // Waits until no IO holds a reference (the owner's is dropped here).
     void drain();
 
+    ModuleReference module_;  // first: given back after the rest is gone (close_dev drops it earlier)
     ListNode session_node_;
     ListNode device_node_;
     Session& session_;
@@ -151,7 +165,6 @@ private:
     Atomic<u32> refs_{1};
     Completion* drained_ = nullptr;
     sysfs::Directory kobj_;
-    bool module_ref_ = false;
     char mapping_path_[kNameSize] = {};
 
 public:

@@ -215,8 +215,11 @@ private:
     // meaningless in a session the server has re-created).
     Atomic<u32> open_epoch_{0};
     Atomic<u64> remote_sectors_{0};
+    // Set by map() before attach(), then changed only under the session's
+    // lock_ (reopen) or after detach() (unmap): another object's lock.
     bool opened_on_server_ = false;
     bool attached_ = false;  // in the session's device list
+    // Written by limits(): by map() unlocked, by reopen() under lock_.
     u32 max_hw_sectors_ = 0;
     cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
     u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
@@ -279,6 +282,7 @@ private:
     void handle_link_events();  // event_work_
 
     Client& client_;
+    // name_, rtrs_, attributes_: set by open() before the session is listed, fixed after.
     char name_[wire::kNameMax + 1] = {};
     rtrs_client_session* rtrs_ = nullptr;
     rtrs_client_attributes attributes_{};

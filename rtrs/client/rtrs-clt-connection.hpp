@@ -63,7 +63,7 @@ public:
     // So a REG_MR goes right behind a LOCAL_INV (which rxe fences until
     // every earlier WR completed), and this lock keeps another context's
     // send from landing between the two.
-    cxxrt::SpinLock& post_lock() { return post_lock_; }
+    cxxrt::SpinLock& post_lock() CXXRT_RETURN_CAPABILITY(post_lock_) { return post_lock_; }
 
 private:
     friend class ReceiveSlot;
@@ -83,14 +83,14 @@ private:
     bool events_stopped_ CXXRT_GUARDED_BY(events_) = false;
     UniquePtr<ib::Connection> connection_;
     cxxrt::Completion connect_done_{cxxrt::lock_class<"rtrs::clt::ClientConnection::connect_done_">};
-    int connect_result_ = 0;
+    int connect_result_ = 0;  // set by the CM handler before connect_done_, read after it
     Atomic<bool> established_{false};
     // The CM reported ESTABLISHED (even with a bad CON_RSP): teardown waits
     // for disconnected_, completed (complete_all) by the handler on the
     // connection's end, also after stop_events().
     Atomic<bool> cm_established_{false};
     cxxrt::Completion disconnected_{cxxrt::lock_class<"rtrs::clt::ClientConnection::disconnected_">};
-    codec::ConnRspFields response_;
+    codec::ConnRspFields response_;  // set by the CM handler before connect_done_, read after it
     UniquePtr<ib::DmaBuffer> receive_buffer_;
     cxxrt::Array<ReceiveSlot> receive_slots_;
     ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};

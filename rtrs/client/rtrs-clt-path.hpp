@@ -105,14 +105,14 @@ public:
 
 private:
     friend class PathRequest;
-    Result<void> connect();
+    Result<void> connect() CXXRT_REQUIRES(control_);
     Result<void> exchange_info();
     Result<void> create_requests();
-    void teardown();
+    void teardown() CXXRT_REQUIRES(control_);
     void fail_over_requests();
     void finish_request(PathRequest& request, int error);
     void complete_request(const ReceiveDecision& response);
-    void became_connected();
+    void became_connected() CXXRT_REQUIRES(control_);
     void spoil_connect(const char* why);
     void fail_if_spoiled();
     void schedule_reconnect();
@@ -149,10 +149,12 @@ private:
     ReconnectBudget budget_;
     cxxrt::Mutex control_{cxxrt::lock_class<"rtrs::clt::Path::control_">};  // serialises connect, teardown and close
     wire::Uuid uuid_{};
+    // Changed under control_; also read by build_conn_req in the CM handler
+    // of the connect that holds control_ and waits for it.
     u16 reconnect_count_ = 0;
     bool connected_once_ = false;
     const bool first_conn_;  // may create the session on the server
-    bool counted_up_ = false;  // counted in the session's connected paths
+    bool counted_up_ CXXRT_GUARDED_BY(control_) = false;  // counted in the session's connected paths
     u32 connection_count_ = 0;      // all: service + interrupt-driven IO + polled
     u32 irq_connection_count_ = 0;  // the service connection and the interrupt-driven IO ones
     u32 poll_connection_count_ = 0; // the session's poll_queues

@@ -98,6 +98,8 @@ private:
     u16 port_ = 0;
     // Parameters agreed between paths; link events.
     cxxrt::Mutex setup_{cxxrt::lock_class<"rtrs::clt::Session::setup_">};
+    // Set by the first path's agree_parameters (under setup_), fixed from
+    // then on: the IO path reads them unlocked.
     u32 queue_depth_ = 0;
     u32 max_io_size_ = 0;
     u32 max_segments_ = 0;

@@ -152,10 +152,10 @@ public:
     // So a REG_MR goes right behind a LOCAL_INV (which rxe fences until
     // every earlier WR completed), and this lock keeps another context's
     // send from landing between the two.
-    cxxrt::SpinLock& post_lock() { return post_lock_; }
+    cxxrt::SpinLock& post_lock() CXXRT_RETURN_CAPABILITY(post_lock_) { return post_lock_; }
     // LOCAL_INV of the region's current key, then REG_MR with a new key,
     // both unsignalled; call with post_lock() held.
-    [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access);
+    [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access) CXXRT_REQUIRES(post_lock_);
     bool established() const { return established_.load(); }
     void disconnect();
     void drain();
@@ -190,11 +190,11 @@ public:
 
     // Allocates connections, chunks, MRs, IO slots on `device`. Process
     // context, setup_mutex() held, Context::mutex() not held.
-    [[nodiscard]] Result<void> init(ib::Device device);
-    bool initialized() const { return initialized_; }
+    [[nodiscard]] Result<void> init(ib::Device device) CXXRT_REQUIRES(setup_mutex_);
+    bool initialized() const CXXRT_REQUIRES(setup_mutex_) { return initialized_; }
     // A connect request for connection `cid` of this path (setup_mutex() held).
-    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid);
-    cxxrt::Mutex& setup_mutex() { return setup_mutex_; }
+    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid) CXXRT_REQUIRES(setup_mutex_);
+    cxxrt::Mutex& setup_mutex() CXXRT_RETURN_CAPABILITY(setup_mutex_) { return setup_mutex_; }
     // A connect request found this path under Context::mutex() and sets it
     // up after dropping that lock: the path's teardown waits for it.
     void begin_setup() { setups_.enter(); }
@@ -275,8 +275,10 @@ private:
     u16 connection_count_;
     u16 reconnect_count_;
     PathProtocol protocol_;
-    bool initialized_ = false;
+    // Orders init() and add_connection(); what they set up is read lock-free
+    // once the protocol lets the path carry traffic.
     cxxrt::Mutex setup_mutex_{cxxrt::lock_class<"rtrs::srv::Path::setup_mutex_">};
+    bool initialized_ CXXRT_GUARDED_BY(setup_mutex_) = false;
     cxxrt::DrainCounter setups_{cxxrt::lock_class<"rtrs::srv::Path::setups_">};
     ib::SockAddr server_address_;
     ib::SockAddr client_address_;
@@ -287,9 +289,10 @@ private:
     ServerConnection** connections_ = nullptr;
     cxxrt::Array<UniquePtr<ib::DmaBuffer>> chunks_;  // this path's mappings of the session's chunks
     cxxrt::Array<UniquePtr<ib::MemoryRegion>> chunk_regions_;
-    u32 registered_chunks_ = 0;
+    u32 registered_chunks_ = 0;  // setup work only (one at a time), then the destructor
     cxxrt::Atomic<bool> chunks_ready_{false};
     cxxrt::Atomic<bool> info_pending_{false};
+    // Written by connection 0's receive before info_pending_, read by the setup work after it.
     u8 info_request_[ServerConnection::kReceiveSize] = {};
     u32 info_request_length_ = 0;
     cxxrt::Array<ServerIo> ios_;
@@ -327,7 +330,7 @@ public:
     // Context::mutex() held (the name is checked and set under one lock).
     void set_name(cxxrt::StringView name);
     void* user_context = nullptr;
-    bool announced = false;  // the user got LINK_CONNECTED
+    bool announced = false;  // the user got LINK_CONNECTED; under Context::mutex()
     SessionSysfs sysfs;
 
     // The path with this uuid that is not closing (a closing one may still
@@ -336,13 +339,13 @@ public:
     // Why a new path may not join this session (0 if it may).
     int new_path_refusal(const ib::IncomingConnection& incoming);
     using Paths = cxxrt::IntrusiveList<Path, &Path::session_node>;
-    Paths paths;
+    Paths paths;  // under Context::mutex() (another object's lock: no annotation can name it here)
     cxxrt::ListNode context_node;
 
 private:
     Context& context_;
     wire::Uuid uuid_;
-    char name_[256] = {};
+    char name_[256] = {};  // set once, under Context::mutex() (claim_session_name)
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
     u8** chunks_ = nullptr;
     u32 chunk_count_ CXXRT_GUARDED_BY(chunks_mutex_) = 0;  // chunks_ itself is read unlocked once ensure_chunks() made it
@@ -371,7 +374,7 @@ public:
     u32 session_count();
 
     const rtrs_server_callbacks& callbacks() const { return callbacks_; }
-    cxxrt::Mutex& mutex() { return mutex_; }
+    cxxrt::Mutex& mutex() CXXRT_RETURN_CAPABILITY(mutex_) { return mutex_; }
 
 private:
     Result<int> accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request);
@@ -385,7 +388,7 @@ private:
     Sessions sessions_ CXXRT_GUARDED_BY(mutex_);
     u32 session_count_ CXXRT_GUARDED_BY(mutex_) = 0;
     cxxrt::WaitQueue paths_gone_{cxxrt::lock_class<"rtrs::srv::Context::paths_gone_">};
-    bool shutting_down_ = false;
+    bool shutting_down_ CXXRT_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace rtrs::srv

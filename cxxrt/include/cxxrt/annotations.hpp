@@ -18,4 +18,7 @@
 #define CXXRT_RELEASE(...) CXXRT_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define CXXRT_TRY_ACQUIRE(...) CXXRT_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
 #define CXXRT_EXCLUDES(...) CXXRT_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
+// On an accessor that returns a member lock: locking what it returns counts
+// as locking that member (so `Guard g(obj.lock())` satisfies GUARDED_BY).
+#define CXXRT_RETURN_CAPABILITY(lock) CXXRT_THREAD_ANNOTATION(lock_returned(lock))
 #define CXXRT_NO_THREAD_SAFETY_ANALYSIS CXXRT_THREAD_ANNOTATION(no_thread_safety_analysis)

@@ -49,40 +49,12 @@ PathSysfs::PathSysfs() = default;
 
 Result<void> SessionSysfs::create(Session& session)
 {
-    device_ = CXXRT_TRY(
-        sysfs::Device::create(g_sysfs->device_class, nullptr, session.name(), &session, &g_sysfs->session_group));
-    auto paths = paths_.add(nullptr, sysfs::KobjRef(device_), "paths", nullptr);
-    if (paths.is_error()) {
-        device_.reset();
-        return paths.error();
-    }
-    paths_.announce();
-    return {};
-}
-
-void SessionSysfs::remove()
-{
-    paths_.remove();
-    device_.reset();
+    return SessionDirectory::create(g_sysfs->device_class, session.name(), &session, &g_sysfs->session_group);
 }
 
 Result<void> PathSysfs::create(Path& path, SessionSysfs& session, const char* name)
 {
-    CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
-    directory_.announce();
-    auto stats = stats_.add(&path, directory_, "stats", &g_sysfs->stats_group);
-    if (stats.is_error()) {
-        directory_.remove();
-        return stats.error();
-    }
-    stats_.announce();
-    return {};
-}
-
-void PathSysfs::remove()
-{
-    stats_.remove();
-    directory_.remove();
+    return PathDirectory::create(&path, session, name, g_sysfs->path_group, g_sysfs->stats_group);
 }
 
 // --- session files ------------------------------------------------------------

@@ -9,9 +9,8 @@
 // Everything here is process context.
 #pragma once
 
-#include <cxxrt/sysfs.hpp>
 #include <cxxrt/unique_ptr.hpp>
-#include <cxxrt/sysfs_dir.hpp>
+#include "rtrs/rtrs-sysfs-dirs.hpp"
 
 namespace rtrs::clt {
 
@@ -23,32 +22,17 @@ class Session;
 void sysfs_exit();
 
 // The session's directory: a device of the class, named after the session.
-class SessionSysfs : cxxrt::Pinned {
+class SessionSysfs : public SessionDirectory {
 public:
     SessionSysfs();
-    ~SessionSysfs() { remove(); }
     [[nodiscard]] cxxrt::Result<void> create(Session& session);
-    void remove();
-    cxxrt::sysfs::KobjRef paths_dir() { return paths_; }
-    bool exists() const { return bool(device_); }
-
-private:
-    cxxrt::sysfs::Device device_;
-    cxxrt::sysfs::Directory paths_;
 };
 
 // One path's directory and its stats/ subdirectory.
-class PathSysfs : cxxrt::Pinned {
+class PathSysfs : public PathDirectory {
 public:
     PathSysfs();
-    ~PathSysfs() { remove(); }
     [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionSysfs& session, const char* name);
-    void remove();
-    bool exists() const { return directory_.exists(); }
-
-private:
-    cxxrt::sysfs::Directory directory_;
-    cxxrt::sysfs::Directory stats_;
 };
 
 // Made here so that only this file constructs the directories.

@@ -187,20 +187,7 @@ void sysfs_exit()
 
 Result<void> SessionSysfs::create(Session& session)
 {
-    device_ = CXXRT_TRY(sysfs::Device::create(g_sysfs->device_class, nullptr, session.name(), &session));
-    auto paths = paths_.add(&session, sysfs::KobjRef(device_), "paths", nullptr);
-    if (paths.is_error()) {
-        device_.reset();
-        return paths.error();
-    }
-    paths_.announce();
-    return {};
-}
-
-void SessionSysfs::remove()
-{
-    paths_.remove();
-    device_.reset();
+    return SessionDirectory::create(g_sysfs->device_class, session.name(), &session, nullptr);
 }
 
 Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
@@ -220,22 +207,9 @@ Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
     server.family = AddressFamily(server_addr.value().family);
     copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
     size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
-    CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &g_sysfs->path_group));
-    directory_.announce();
+    CXXRT_TRY(PathDirectory::create(&path, session, name, g_sysfs->path_group, g_sysfs->stats_group));
     copy_bytes(name_, name, min(length, sizeof(name_) - 1));
-    auto stats = stats_.add(&path, directory_, "stats", &g_sysfs->stats_group);
-    if (stats.is_error()) {
-        directory_.remove();
-        return stats.error();
-    }
-    stats_.announce();
     return {};
-}
-
-void PathSysfs::remove()
-{
-    stats_.remove();
-    directory_.remove();
 }
 
 }  // namespace rtrs::srv

@@ -3,9 +3,8 @@
 // Documentation/upstream-facts.md section 10).
 #pragma once
 
-#include <cxxrt/sysfs.hpp>
 #include "common/rtrs-addr.hpp"
-#include <cxxrt/sysfs_dir.hpp>
+#include "rtrs/rtrs-sysfs-dirs.hpp"
 
 namespace rtrs::srv {
 
@@ -17,31 +16,22 @@ class Session;
 void sysfs_exit();
 
 // The session's directory (a device of the class, named after the session).
-class SessionSysfs : cxxrt::Pinned {
+class SessionSysfs : public SessionDirectory {
 public:
     [[nodiscard]] cxxrt::Result<void> create(Session& session);
-    void remove();
-    cxxrt::sysfs::KobjRef paths_dir() { return paths_; }
-    bool exists() const { return bool(device_); }
-
-private:
-    cxxrt::sysfs::Device device_;
-    cxxrt::sysfs::Directory paths_;
 };
 
 // One path's directory and its stats/ subdirectory.
-class PathSysfs : cxxrt::Pinned {
+class PathSysfs : public PathDirectory {
 public:
     [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionSysfs& session);
-    void remove();
-    // The directory's name, "<client>@<server>" ("" before create()); the
-    // rtrs_srv trace events print it. Set once; a reader racing with that
-    // sees a prefix of it (the rest of the array stays zero).
+    // The directory's name, "<client>@<server>" ("" until create() made
+    // the directory); the rtrs_srv trace events print it. Set once; a
+    // reader racing with that sees a prefix of it (the rest of the array
+    // stays zero).
     const char* name() const { return name_; }
 
 private:
-    cxxrt::sysfs::Directory directory_;
-    cxxrt::sysfs::Directory stats_;
     char name_[kMaxPathNameLength + 1] = {};
 };
 

@@ -17,20 +17,7 @@ namespace sysfs = cxxrt::sysfs;
 
 namespace {
 
-struct SysfsGlobals {
-    sysfs::DeviceClass device_class;
-    sysfs::Group session_group;
-    sysfs::Group path_group;
-    sysfs::Group stats_group;
-};
-constinit SysfsGlobals* g_sysfs = nullptr;
-
-Result<void> accept_one(Input& in)
-{
-    if (!(in.line() == "1"))
-        return Error(cxxrt::err::kInval);
-    return {};
-}
+constinit SysfsTree* g_sysfs = nullptr;
 
 void print_address(Output& out, const Address& address)
 {
@@ -49,12 +36,12 @@ PathSysfs::PathSysfs() = default;
 
 Result<void> SessionSysfs::create(Session& session)
 {
-    return SessionDirectory::create(g_sysfs->device_class, session.name(), &session, &g_sysfs->session_group);
+    return SessionDirectory::create(*g_sysfs, session.name(), &session);
 }
 
 Result<void> PathSysfs::create(Path& path, SessionSysfs& session, const char* name)
 {
-    return PathDirectory::create(&path, session, name, g_sysfs->path_group, g_sysfs->stats_group);
+    return PathDirectory::create(*g_sysfs, &path, session, name);
 }
 
 // --- session files ------------------------------------------------------------
@@ -206,7 +193,7 @@ Result<void> Path::show_cur_latency(Output& out)
 
 Result<void> Path::store_disconnect(Input& in)
 {
-    CXXRT_TRY(accept_one(in));
+    CXXRT_TRY(accept_command(in));
     trace(ktrace::rtrs_clt::PathEvent::kCloseConns);
     // Leaves every live state; the path stays down until "reconnect".
     if (!state_.change(PathState::kClosing))
@@ -223,7 +210,7 @@ Result<void> Path::store_disconnect(Input& in)
 
 Result<void> Path::store_reconnect(Input& in)
 {
-    CXXRT_TRY(accept_one(in));
+    CXXRT_TRY(accept_command(in));
     // The write does at once what an error (error_work_) or a waiting
     // reconnect (reconnect_work_) would do later: no reconnect delay, and
     // the attempt is not taken from max_reconnect_attempts. Cancelled
@@ -260,7 +247,7 @@ Result<void> Path::store_reconnect(Input& in)
 
 Result<void> Path::store_remove_path(Input& in)
 {
-    CXXRT_TRY(accept_one(in));
+    CXXRT_TRY(accept_command(in));
     // Our own file goes first, so removing the directory from inside its
     // handler does not wait for this very call. If another writer removed
     // it already, that one removes the path.
@@ -457,12 +444,7 @@ constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
 
 Result<void> sysfs_init()
 {
-    auto globals = CXXRT_TRY(cxxrt::make_unique<SysfsGlobals>(Gfp::kernel()));
-    globals->session_group = CXXRT_TRY(sysfs::Group::create(kSessionGroup, sysfs::Flavour::kDevice));
-    globals->path_group = CXXRT_TRY(sysfs::Group::create(kPathGroup, sysfs::Flavour::kKobject));
-    globals->stats_group = CXXRT_TRY(sysfs::Group::create(kStatsGroup, sysfs::Flavour::kKobject));
-    globals->device_class = CXXRT_TRY(sysfs::DeviceClass::create("rtrs-client"));
-    g_sysfs = globals.release();
+    g_sysfs = CXXRT_TRY(SysfsTree::create("rtrs-client", &kSessionGroup, kPathGroup, kStatsGroup)).release();
     return {};
 }
 

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cxxrt/unique_ptr.hpp>
-#include "rtrs/rtrs-sysfs-dirs.hpp"
+#include "rtrs/rtrs-sysfs.hpp"
 
 namespace rtrs::clt {
 

@@ -18,19 +18,7 @@ using sysfs::Output;
 
 namespace {
 
-struct SysfsGlobals {
-    sysfs::DeviceClass device_class;
-    sysfs::Group path_group;
-    sysfs::Group stats_group;
-};
-constinit SysfsGlobals* g_sysfs = nullptr;
-
-Result<void> accept_one(Input& in)
-{
-    if (!(in.line() == "1"))
-        return Error(err::kInval);
-    return {};
-}
+constinit SysfsTree* g_sysfs = nullptr;
 
 }  // namespace
 
@@ -78,7 +66,7 @@ Result<void> Path::show_dst_addr(Output& out) { return show_address(out, false);
 
 Result<void> Path::store_disconnect(Input& in)
 {
-    CXXRT_TRY(accept_one(in));
+    CXXRT_TRY(accept_command(in));
     schedule_close("disconnect requested through sysfs");
     return {};
 }
@@ -159,24 +147,7 @@ constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
 
 Result<void> sysfs_init()
 {
-    auto* globals = allocate<SysfsGlobals>(Gfp::kernel());
-    if (!globals)
-        return Error(err::kNoMem);
-    auto fail = [globals](Error e) {
-        destroy(globals);
-        return e;
-    };
-    auto cls = sysfs::DeviceClass::create("rtrs-server");
-    if (cls.is_error())
-        return fail(cls.error());
-    globals->device_class = cls.release_value();
-    auto path_group = sysfs::Group::create(kPathGroup, sysfs::Flavour::kKobject);
-    auto stats_group = sysfs::Group::create(kStatsGroup, sysfs::Flavour::kKobject);
-    if (path_group.is_error() || stats_group.is_error())
-        return fail(Error(err::kNoMem));
-    globals->path_group = path_group.release_value();
-    globals->stats_group = stats_group.release_value();
-    g_sysfs = globals;
+    g_sysfs = CXXRT_TRY(SysfsTree::create("rtrs-server", nullptr, kPathGroup, kStatsGroup)).release();
     return {};
 }
 
@@ -187,7 +158,7 @@ void sysfs_exit()
 
 Result<void> SessionSysfs::create(Session& session)
 {
-    return SessionDirectory::create(g_sysfs->device_class, session.name(), &session, nullptr);
+    return SessionDirectory::create(*g_sysfs, session.name(), &session);
 }
 
 Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
@@ -207,7 +178,7 @@ Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
     server.family = AddressFamily(server_addr.value().family);
     copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
     size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
-    CXXRT_TRY(PathDirectory::create(&path, session, name, g_sysfs->path_group, g_sysfs->stats_group));
+    CXXRT_TRY(PathDirectory::create(*g_sysfs, &path, session, name));
     copy_bytes(name_, name, min(length, sizeof(name_) - 1));
     return {};
 }

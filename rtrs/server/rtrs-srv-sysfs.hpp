@@ -4,7 +4,7 @@
 #pragma once
 
 #include "common/rtrs-addr.hpp"
-#include "rtrs/rtrs-sysfs-dirs.hpp"
+#include "rtrs/rtrs-sysfs.hpp"
 
 namespace rtrs::srv {
 

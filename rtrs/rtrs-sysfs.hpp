@@ -1,0 +1,119 @@
+// What the client's and the server's sysfs trees share (the ABI of
+// Documentation/upstream-facts.md sections 9 and 10):
+//   /sys/class/rtrs-<side>/<session>/ with its paths/, and
+//   paths/<path>/ with its stats/,
+// the module's class and the groups of those directories' files, and the
+// input of the command files ("echo 1 > disconnect"). Each directory pair
+// is made together and removed together, the child first, and a failure
+// leaves neither; udev hears of a directory (KOBJ_ADD) once its files
+// exist. Which files there are (the tables) and who answers them (the
+// owner the handlers are bound to) are each side's (rtrs-clt-sysfs.cpp,
+// rtrs-srv-sysfs.cpp). Process context (may sleep).
+#pragma once
+
+#include <cxxrt/errno.hpp>
+#include <cxxrt/sysfs.hpp>
+#include <cxxrt/sysfs_dir.hpp>
+#include <cxxrt/unique_ptr.hpp>
+
+namespace rtrs {
+
+// The module's class and the groups of its directories' files: made at
+// load, freed at unload after every directory is gone.
+struct SysfsTree {
+    cxxrt::sysfs::DeviceClass device_class;
+    cxxrt::sysfs::Group session_files;  // device flavour; none on the server
+    cxxrt::sysfs::Group path_files;     // kobject flavour, as stats_files
+    cxxrt::sysfs::Group stats_files;
+
+    // /sys/class/<class_name> and the groups of the tables (`session` may be null).
+    [[nodiscard]] static cxxrt::Result<cxxrt::UniquePtr<SysfsTree>> create(const char* class_name,
+                                                                           const cxxrt::sysfs::GroupSpec* session,
+                                                                           const cxxrt::sysfs::GroupSpec& path,
+                                                                           const cxxrt::sysfs::GroupSpec& stats)
+    {
+        using cxxrt::sysfs::Flavour;
+        using cxxrt::sysfs::Group;
+        auto tree = CXXRT_TRY(cxxrt::make_unique<SysfsTree>(cxxrt::Gfp::kernel()));
+        if (session)
+            tree->session_files = CXXRT_TRY(Group::create(*session, Flavour::kDevice));
+        tree->path_files = CXXRT_TRY(Group::create(path, Flavour::kKobject));
+        tree->stats_files = CXXRT_TRY(Group::create(stats, Flavour::kKobject));
+        tree->device_class = CXXRT_TRY(cxxrt::sysfs::DeviceClass::create(class_name));
+        return tree;
+    }
+};
+
+// The session's directory: a device of the class, and its paths/.
+class SessionDirectory : cxxrt::Pinned {
+public:
+    ~SessionDirectory() { remove(); }
+
+    // <class>/<name>/ with the tree's session files bound to `session`.
+    [[nodiscard]] cxxrt::Result<void> create(SysfsTree& tree, const char* name, void* session)
+    {
+        const cxxrt::sysfs::Group* files = tree.session_files ? &tree.session_files : nullptr;
+        device_ = CXXRT_TRY(cxxrt::sysfs::Device::create(tree.device_class, nullptr, name, session, files));
+        // paths/ holds only the path directories: no files, no owner.
+        auto paths = paths_.add(nullptr, cxxrt::sysfs::KobjRef(device_), "paths");
+        if (paths.is_error()) {
+            device_.reset();
+            return paths.error();
+        }
+        paths_.announce();
+        return {};
+    }
+    void remove()
+    {
+        paths_.remove();
+        device_.reset();
+    }
+    cxxrt::sysfs::KobjRef paths_dir() { return paths_; }
+    bool exists() const { return bool(device_); }
+
+private:
+    cxxrt::sysfs::Device device_;
+    cxxrt::sysfs::Directory paths_;
+};
+
+// One path's directory under the session's paths/, and its stats/.
+class PathDirectory : cxxrt::Pinned {
+public:
+    ~PathDirectory() { remove(); }
+
+    // paths/<name>/ and its stats/ with the tree's path and stats files,
+    // both bound to `path`.
+    [[nodiscard]] cxxrt::Result<void> create(SysfsTree& tree, void* path, SessionDirectory& session, const char* name)
+    {
+        CXXRT_TRY(directory_.add(path, session.paths_dir(), name, &tree.path_files));
+        directory_.announce();
+        auto stats = stats_.add(path, directory_, "stats", &tree.stats_files);
+        if (stats.is_error()) {
+            directory_.remove();
+            return stats.error();
+        }
+        stats_.announce();
+        return {};
+    }
+    void remove()
+    {
+        stats_.remove();
+        directory_.remove();
+    }
+    bool exists() const { return directory_.exists(); }
+
+private:
+    cxxrt::sysfs::Directory directory_;
+    cxxrt::sysfs::Directory stats_;
+};
+
+// A command file (disconnect, reconnect, remove_path) takes "1" and
+// nothing else (-EINVAL).
+[[nodiscard]] inline cxxrt::Result<void> accept_command(cxxrt::sysfs::Input& in)
+{
+    if (!(in.line() == "1"))
+        return cxxrt::Error(cxxrt::err::kInval);
+    return {};
+}
+
+}  // namespace rtrs

@@ -29,19 +29,12 @@
 #include "rtrs/core/rtrs-heartbeat.hpp"
 #include "rtrs/core/rtrs-permits.hpp"
 #include "rtrs/core/rtrs-stats.hpp"
+#include "rtrs/rtrs-names.hpp"
 
 namespace rtrs::clt {
 
 using cxxrt::Atomic;
-using cxxrt::Error;
-using cxxrt::Gfp;
-using cxxrt::Result;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
 using cxxrt::RefPtr;
-using cxxrt::UniquePtr;
 
 class Session;
 class Path;

@@ -43,19 +43,11 @@
 #include "rtrs/core/rtrs-srv-protocol.hpp"
 #include "rtrs/server/rtrs-srv-sysfs.hpp"
 #include "rtrs/core/rtrs-stats.hpp"
+#include "rtrs/rtrs-names.hpp"
 #include <cxxrt/percpu.hpp>
 #include <cxxrt/sysfs.hpp>
 
 namespace rtrs::srv {
-
-using cxxrt::Error;
-using cxxrt::Gfp;
-using cxxrt::Result;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
-using cxxrt::UniquePtr;
 
 class Context;
 class Session;

@@ -5,6 +5,7 @@
 #include "common/rtrs-addr.hpp"
 
 #include <cxxrt/errno.hpp>
+#include <cxxrt/parse.hpp>
 #include <cxxrt/text.hpp>
 
 namespace rtrs {
@@ -13,6 +14,7 @@ namespace {
 
 using cxxrt::Error;
 using cxxrt::TextBuffer;
+using cxxrt::parse::has_control_character;
 namespace err = cxxrt::err;
 
 constexpr StringView kIpPrefix = StringView("ip:", 3);
@@ -221,16 +223,6 @@ Result<Address> parse_ip(StringView text)
             return scoped.error();
     }
     return address;
-}
-
-bool has_control_character(StringView text)
-{
-    for (size_t i = 0; i < text.length(); ++i) {
-        unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f)
-            return true;
-    }
-    return false;
 }
 
 void append_ipv4(TextBuffer& text, const u8* bytes)

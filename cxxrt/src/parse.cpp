@@ -64,6 +64,16 @@ StringView trim_line(StringView text)
     return text.substring(begin, end - begin);
 }
 
+bool has_control_character(StringView text)
+{
+    for (size_t i = 0; i < text.length(); ++i) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
 Result<u64> parse_unsigned(StringView text, u64 max_value, Reason* reason)
 {
     if (text.is_empty())

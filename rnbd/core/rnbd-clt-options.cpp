@@ -56,16 +56,6 @@ Error reject(MapError& error, MapReason reason, StringView token)
     return Error(err::kInval);
 }
 
-bool has_control_character(StringView text)
-{
-    for (size_t i = 0; i < text.length(); ++i) {
-        unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f)
-            return true;
-    }
-    return false;
-}
-
 Result<void> check_session_name(StringView name, MapError& error)
 {
     if (name.length() > kMaxNameLength)
@@ -73,7 +63,7 @@ Result<void> check_session_name(StringView name, MapError& error)
     // The name becomes a sysfs directory on both sides; the kernel would
     // quietly rename "a/b" to "a!b", and "." or ".." cannot be created.
     if (name.contains('/') || name == StringView(".", 1) || name == StringView("..", 2) ||
-        has_control_character(name))
+        parse::has_control_character(name))
         return reject(error, MapReason::kSessionNameInvalid, name);
     return {};
 }
@@ -84,7 +74,7 @@ Result<void> check_device_path(StringView path, MapError& error)
         return reject(error, MapReason::kDevicePathTooLong, path);
     // ".." and absolute paths are the server's to judge (it resolves the
     // path under its dev_search_path); the client only bounds the text.
-    if (has_control_character(path))
+    if (parse::has_control_character(path))
         return reject(error, MapReason::kDevicePathInvalid, path);
     return {};
 }

@@ -32,6 +32,9 @@ const char* reason_text(Reason reason);
 // Strips one trailing "\n" (what `echo` appends) and surrounding blanks;
 // any other control character left inside is the caller's to reject.
 StringView trim_line(StringView text);
+// Whether `text` holds a C0 control character (0x00..0x1f: NUL, newline,
+// tab, escape, ...) or DEL: what a name or an address must not contain.
+bool has_control_character(StringView text);
 
 // Decimal, or hexadecimal with 0x. No sign, no blanks, no trailing garbage.
 [[nodiscard]] Result<u64> parse_unsigned(StringView text, u64 max_value, Reason* reason = nullptr);

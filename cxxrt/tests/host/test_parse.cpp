@@ -116,6 +116,17 @@ TEST(TrimLine, OneNewlineAndBlanks)
     EXPECT_EQ(str(trim_line("\n")), "");
 }
 
+TEST(HasControlCharacter, C0AndDel)
+{
+    EXPECT_FALSE(has_control_character("session-1 ~ \x80\xff"));
+    EXPECT_FALSE(has_control_character(""));
+    EXPECT_TRUE(has_control_character(StringView("a\0b", 3)));
+    EXPECT_TRUE(has_control_character("a\tb"));
+    EXPECT_TRUE(has_control_character("ab\n"));
+    EXPECT_TRUE(has_control_character("\x1f"));
+    EXPECT_TRUE(has_control_character("a\x7f"));
+}
+
 TEST(ParseOptions, AcceptsTableKeysInOrder)
 {
     Parsed p = run("name=x path=a path=b mode=ro\n");

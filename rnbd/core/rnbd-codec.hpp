@@ -21,7 +21,9 @@
 #include <cxxrt/types.hpp>
 #include <proto/rnbd-wire.hpp>
 
-namespace rnbd::codec {
+// The cxxrt names rnbd's code speaks, declared in namespace rnbd so that
+// every rnbd namespace (codec, clt, srv, srv::policy) sees them.
+namespace rnbd {
 
 using cxxrt::ByteSpan;
 using cxxrt::ConstByteSpan;
@@ -33,6 +35,10 @@ using cxxrt::u16;
 using cxxrt::u32;
 using cxxrt::u64;
 using cxxrt::u8;
+
+}  // namespace rnbd
+
+namespace rnbd::codec {
 
 // Message type of a received user header; unknown types are kProto.
 Result<wire::MsgType> decode_type(ConstByteSpan data);

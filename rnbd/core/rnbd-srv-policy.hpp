@@ -15,15 +15,7 @@
 
 namespace rnbd::srv::policy {
 
-using cxxrt::Error;
-using cxxrt::Result;
-using cxxrt::Span;
-using cxxrt::StringView;
-using cxxrt::size_t;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using cxxrt::Span;  // the rest of the names come from rnbd-codec.hpp
 
 inline constexpr size_t kPathMax = 4096;  // the kernel's PATH_MAX
 inline constexpr int kErrRoFs = 30;       // EROFS

@@ -60,49 +60,60 @@ Result<wire::MsgType> decode_type(ConstByteSpan data)
     return MsgType(type);
 }
 
-// --- SESS_INFO ----------------------------------------------------------------
+// --- SESS_INFO / SESS_INFO_RSP --------------------------------------------------
 
-Result<size_t> build_sess_info(ByteSpan out, u8 ver)
+namespace {
+
+// Both carry one thing: a major version, never 0 (reserved bytes zero).
+template <typename Msg>
+Result<size_t> build_version(ByteSpan out, MsgType type, u8 ver)
 {
     if (ver == 0)
         return Error(err::kInval);
-    wire::SessInfoMsg m{};
-    m.hdr = header(MsgType::kSessInfo);
+    Msg m{};
+    m.hdr = header(type);
     m.ver = ver;
     return emit(out, m);
 }
 
-Result<SessInfoView> decode_sess_info(ConstByteSpan data)
+template <typename Msg>
+Result<u8> decode_version(ConstByteSpan data, MsgType type)
 {
-    CXXRT_TRY(expect(data, sizeof(wire::SessInfoMsg), MsgType::kSessInfo));
-    wire::SessInfoMsg m;
+    CXXRT_TRY(expect(data, sizeof(Msg), type));
+    Msg m;
     read_wire(data, m);
     if (m.ver == 0)
         return Error(err::kProto);
+    return u8(m.ver);
+}
+
+}  // namespace
+
+Result<size_t> build_sess_info(ByteSpan out, u8 ver)
+{
+    return build_version<wire::SessInfoMsg>(out, MsgType::kSessInfo, ver);
+}
+
+Result<SessInfoView> decode_sess_info(ConstByteSpan data)
+{
+    const u8 ver = CXXRT_TRY(decode_version<wire::SessInfoMsg>(data, MsgType::kSessInfo));
     SessInfoView v;
-    v.ver = m.ver;
-    v.negotiated = cxxrt::min(m.ver, wire::kVersionMajor);
+    v.ver = ver;
+    v.negotiated = cxxrt::min(ver, wire::kVersionMajor);
     return v;
 }
 
 Result<size_t> build_sess_info_rsp(ByteSpan out, u8 ver)
 {
-    if (ver == 0)
-        return Error(err::kInval);
-    wire::SessInfoRspMsg m{};
-    m.hdr = header(MsgType::kSessInfoRsp);
-    m.ver = ver;
-    return emit(out, m);
+    return build_version<wire::SessInfoRspMsg>(out, MsgType::kSessInfoRsp, ver);
 }
 
 Result<u8> decode_sess_info_rsp(ConstByteSpan data, u8 our_ver)
 {
-    CXXRT_TRY(expect(data, sizeof(wire::SessInfoRspMsg), MsgType::kSessInfoRsp));
-    wire::SessInfoRspMsg m;
-    read_wire(data, m);
-    if (m.ver == 0 || m.ver > our_ver)
+    const u8 ver = CXXRT_TRY(decode_version<wire::SessInfoRspMsg>(data, MsgType::kSessInfoRsp));
+    if (ver > our_ver)
         return Error(err::kProto);
-    return u8(m.ver);
+    return ver;
 }
 
 // --- OPEN -----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // bio on the opened device, its RNBD op and flags mapped here onto the
 // block layer's; the bio's end answers the IO.
 #include <cxxrt/new.hpp>
+#include <cxxrt/unique_ptr.hpp>
 #include "kernel/block/bio.hpp"
 #include "rnbd/server/rnbd-srv-backend.hpp"
 #include <cxxrt/enforce.hpp>
@@ -54,17 +55,11 @@ Result<block::BioOpFlags> bio_op(IoOp op, u32 rnbd_flags)
 
 Result<BlockBackend*> BlockBackend::open(u32 device_number, bool writable, const char*& refusal)
 {
-    BlockBackend* backend = allocate<BlockBackend>(Gfp::kernel(), Private{});
-    if (!backend)
-        return Error(err::kNoMem);
+    // Destroyed (the device closed) on every early return.
+    auto backend = CXXRT_TRY(make_unique<BlockBackend>(Gfp::kernel(), Private{}));
     block::BlockDevice& device = backend->device_;
-    auto opened = device.open(device_number, writable);
-    if (opened.is_error()) {
-        destroy(backend);
-        return opened.error();
-    }
+    CXXRT_TRY(device.open(device_number, writable));
     if (writable && device.read_only()) {
-        destroy(backend);
         refusal = "read-write open of a read-only block device";
         return Error(err::kAccess);
     }
@@ -75,7 +70,7 @@ Result<BlockBackend*> BlockBackend::open(u32 device_number, bool writable, const
     backend->max_write_zeroes_sectors_ = device.max_write_zeroes_sectors();
     backend->key_dev_ = device.device_number();
     backend->key_ino_ = 0;
-    return backend;
+    return backend.release();
 }
 
 void BlockBackend::release() { destroy(this); }

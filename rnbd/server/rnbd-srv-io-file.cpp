@@ -4,6 +4,7 @@
 // O_DIRECT; flush and FUA become fsync of all or of the range, discard a
 // punched hole (files only).
 #include <cxxrt/new.hpp>
+#include <cxxrt/unique_ptr.hpp>
 #include "rnbd/server/rnbd-srv-backend.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -26,21 +27,16 @@ using wire::IoOp;
 Result<FileBackend*> FileBackend::open(const block::Path& path, bool writable, bool block_node)
 {
     CXXRT_TRY(path.check_permission(writable));
-    FileBackend* backend = allocate<FileBackend>(Gfp::kernel(), Private{});
-    if (!backend)
-        return Error(err::kNoMem);
+    // Destroyed (the file closed) if the open fails.
+    auto backend = CXXRT_TRY(make_unique<FileBackend>(Gfp::kernel(), Private{}));
     block::File& file = backend->file_;
-    auto opened = file.open(path, writable);
-    if (opened.is_error()) {
-        destroy(backend);
-        return opened.error();
-    }
+    CXXRT_TRY(file.open(path, writable));
     backend->block_node_ = block_node;
     backend->can_direct_ = file.can_direct();
     backend->logical_block_size_ = wire::kSectorSize;
     backend->key_dev_ = file.device_number();
     backend->key_ino_ = file.inode_number();
-    return backend;
+    return backend.release();
 }
 
 void FileBackend::release() { destroy(this); }

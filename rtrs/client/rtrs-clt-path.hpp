@@ -133,9 +133,6 @@ private:
     void inject_qp_error();
     template <typename Fn>
     Result<void> reset_stats(Fn&& fn);
-    // Copies the per-CPU stats into one array for the formatters.
-    template <typename Fn>
-    Result<void> with_stats_snapshot(Fn&& fn);
 
     Session& session_;
     const u32 index_;

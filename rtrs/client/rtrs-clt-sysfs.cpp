@@ -257,25 +257,9 @@ Result<void> Path::store_remove_path(Input& in)
     return session_.remove_path(*this);
 }
 
-template <typename Fn>
-Result<void> Path::with_stats_snapshot(Fn&& fn)
-{
-    const u32 cpus = cxxrt::nr_cpu_ids();
-    ClientCpuStats* copy = cxxrt::allocate_array<ClientCpuStats>(Gfp::kernel(), cpus);
-    if (!copy)
-        return Error(cxxrt::err::kNoMem);
-    stats_.for_each_possible([&](unsigned int cpu, ClientCpuStats& stats) {
-        if (cpu < cpus)
-            copy[cpu] = stats;
-    });
-    fn(cxxrt::Span<ClientCpuStats>(copy, cpus));
-    cxxrt::free_array(copy);
-    return {};
-}
-
 Result<void> Path::show_rdma(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_client_rdma(stats, inflight(), out.remaining()));
     });
 }
@@ -322,21 +306,21 @@ Result<void> Path::reset_stats(Fn&& fn)
 
 Result<void> Path::show_cpu_migration(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_cpu_migration(stats, out.remaining()));
     });
 }
 
 Result<void> Path::show_cpu_migration_from(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_cpu_migration_from(stats, out.remaining()));
     });
 }
 
 Result<void> Path::show_cpu_migration_to(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_cpu_migration_to(stats, out.remaining()));
     });
 }
@@ -349,7 +333,7 @@ Result<void> Path::store_cpu_migration(Input& in)
 
 Result<void> Path::show_sg_entries(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_sg_entries(stats, out.remaining()));
     });
 }
@@ -362,7 +346,7 @@ Result<void> Path::store_sg_entries(Input& in)
 
 Result<void> Path::show_rdma_lat(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_rdma_latency(stats, out.remaining()));
     });
 }
@@ -375,7 +359,7 @@ Result<void> Path::store_rdma_lat(Input& in)
 
 Result<void> Path::show_wc_completion(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_client_completions(stats, out.remaining()));
     });
 }
@@ -388,7 +372,7 @@ Result<void> Path::store_wc_completion(Input& in)
 
 Result<void> Path::show_poll_completions(Output& out)
 {
-    return with_stats_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
+    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
         out.commit(format_client_polled(stats, out.remaining()));
     });
 }

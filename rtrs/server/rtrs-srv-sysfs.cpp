@@ -71,24 +71,11 @@ Result<void> Path::store_disconnect(Input& in)
     return {};
 }
 
-Result<void> Path::gather_stats(ServerCpuStats*& array, u32& count)
-{
-    count = nr_cpu_ids();
-    array = allocate_array<ServerCpuStats>(Gfp::kernel(), count);
-    if (!array)
-        return Error(err::kNoMem);
-    cpu_stats_.for_each_possible([array](unsigned cpu, ServerCpuStats& stats) { array[cpu] = stats; });
-    return {};
-}
-
 Result<void> Path::show_rdma(Output& out)
 {
-    ServerCpuStats* array = nullptr;
-    u32 count = 0;
-    CXXRT_TRY(gather_stats(array, count));
-    out.commit(format_server_rdma(Span<const ServerCpuStats>(array, count), inflight_.count(), out.remaining()));
-    free_array(array);
-    return {};
+    return cpu_stats_.with_snapshot([&](Span<ServerCpuStats> stats) {
+        out.commit(format_server_rdma(stats, inflight_.count(), out.remaining()));
+    });
 }
 
 // Stats writes take "1" (upstream) or "0" (seed 000, which names "0" as the
@@ -117,12 +104,8 @@ Result<void> Path::store_reset_all(Input& in)
 
 Result<void> Path::show_wc_completion(Output& out)
 {
-    ServerCpuStats* array = nullptr;
-    u32 count = 0;
-    CXXRT_TRY(gather_stats(array, count));
-    out.commit(format_server_completions(Span<const ServerCpuStats>(array, count), out.remaining()));
-    free_array(array);
-    return {};
+    return cpu_stats_.with_snapshot(
+        [&](Span<ServerCpuStats> stats) { out.commit(format_server_completions(stats, out.remaining())); });
 }
 
 namespace {

@@ -254,7 +254,6 @@ private:
     template <typename Each>
     void for_each_connection(Each&& each);
     Result<void> show_address(cxxrt::sysfs::Output& out, bool client_side);
-    Result<void> gather_stats(ServerCpuStats*& array, u32& count);
     void publish_sysfs();
     void send_heartbeat();
     void info_deadline_passed();

@@ -9,6 +9,7 @@
 //   stats.with_this_cpu([](Stats& s) { ++s.reads; });        // any context
 //   u64 total = 0;
 //   stats.for_each_possible([&](unsigned, Stats& s) { total += s.reads; });
+//   CXXRT_TRY(stats.with_snapshot([&](Span<Stats> per_cpu) { format(per_cpu); }));
 //
 // Updates through with_this_cpu() run with preemption disabled (get_cpu),
 // so they never race with other CPUs' updaters. A reader summing all CPUs
@@ -19,6 +20,7 @@
 #include <cxxrt/kapi-percpu.h>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
+#include <cxxrt/span.hpp>
 #include <cxxrt/utility.hpp>
 
 namespace cxxrt {
@@ -115,6 +117,22 @@ public:
     void for_each_possible(Fn&& fn) const
     {
         for_each_possible_cpu([&](unsigned int cpu) { fn(cpu, on(cpu)); });
+    }
+    // fn(Span<T>) over a copy of every CPU's value, indexed by CPU number
+    // (nr_cpu_ids() entries; a CPU that is not possible reads zero): a
+    // table to format without holding the live copies. Process context
+    // (allocates the copy); -ENOMEM without calling fn.
+    template <typename Fn>
+    Result<void> with_snapshot(Fn&& fn) const
+    {
+        const unsigned int cpus = nr_cpu_ids();
+        T* copy = allocate_array<T>(Gfp::kernel(), cpus);
+        if (!copy)
+            return Error(err::kNoMem);
+        for_each_possible([&](unsigned int cpu, T& value) { copy[cpu] = value; });
+        fn(Span<T>(copy, cpus));
+        free_array(copy);
+        return {};
     }
 
 private:

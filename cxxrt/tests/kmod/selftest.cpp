@@ -621,6 +621,20 @@ bool test_percpu()
         expected += cpu + 1;
     });
     EXPECT(sum == expected);
+    // A snapshot: one copy per CPU number, in CPU order, apart from the live copies.
+    bool copied = true;
+    unsigned int entries = 0;
+    auto snapshot = slots.with_snapshot([&](Span<CpuSlot> copy) {
+        entries = unsigned(copy.size());
+        for_each_online_cpu([&](unsigned int cpu) {
+            copied = copied && copy[cpu].value == cpu + 1 && &copy[cpu] != &slots.on(cpu);
+            copy[cpu].value = 0;
+        });
+    });
+    EXPECT(snapshot.is_ok());
+    EXPECT(entries == ids);
+    EXPECT(copied);
+    EXPECT(slots.on(last).value == last + 1);
     if (online > 1)
         EXPECT(&slots.on(0) != &slots.on(last));
     {

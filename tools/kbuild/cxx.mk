@@ -40,8 +40,12 @@ cxx_flags = -Wp,-MMD,$(depfile) \
 # section and `ld -r` fails. Ungrouping each object keeps every copy (weak
 # symbols still resolve to one), so those tables stay valid. Inline
 # variables must then be weak, not STB_GNU_UNIQUE: -fno-gnu-unique.
+# The steps are separate commands, not joined by &&: kbuild runs them under
+# `set -e`, which stops at any failing command but not at a failure inside an
+# && list, and cmd_objtool appends "; objtool ...", whose status would then
+# hide a compile error whenever an older object is still there.
 quiet_cmd_cxx_o_cpp = CXX [M]  $@
-      cmd_cxx_o_cpp = $(CXX) $(cxx_flags) -c -o $@ $< && \
+      cmd_cxx_o_cpp = $(CXX) $(cxx_flags) -c -o $@ $<; \
 		$(OBJCOPY) --remove-section=.group $@ $(cmd_objtool)
 
 $(obj)/%.o: $(src)/%.cpp $(obj)/generated/cxxrt-kabi.h FORCE

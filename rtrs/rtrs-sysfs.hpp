@@ -2,8 +2,9 @@
 // Documentation/upstream-facts.md sections 9 and 10):
 //   /sys/class/rtrs-<side>/<session>/ with its paths/, and
 //   paths/<path>/ with its stats/,
-// the module's class and the groups of those directories' files, and the
-// input of the command files ("echo 1 > disconnect"). Each directory pair
+// the module's class and the groups of those directories' files, the input
+// of the command files ("echo 1 > disconnect") and the stats/ files kept
+// per CPU. Each directory pair
 // is made together and removed together, the child first, and a failure
 // leaves neither; udev hears of a directory (KOBJ_ADD) once its files
 // exist. Which files there are (the tables) and who answers them (the
@@ -12,9 +13,11 @@
 #pragma once
 
 #include <cxxrt/errno.hpp>
+#include <cxxrt/percpu.hpp>
 #include <cxxrt/sysfs.hpp>
 #include <cxxrt/sysfs_dir.hpp>
 #include <cxxrt/unique_ptr.hpp>
+#include "rtrs/core/rtrs-stats.hpp"
 
 namespace rtrs {
 
@@ -113,6 +116,24 @@ private:
 {
     if (!(in.line() == "1"))
         return cxxrt::Error(cxxrt::err::kInval);
+    return {};
+}
+
+// A stats/ file of per-CPU stats, shown by Format over a snapshot of every
+// CPU's copy...
+template <typename Stats, cxxrt::size_t (*Format)(cxxrt::Span<const Stats>, cxxrt::Span<char>)>
+cxxrt::Result<void> show_per_cpu(const cxxrt::PerCpu<Stats>& stats, cxxrt::sysfs::Output& out)
+{
+    return stats.with_snapshot([&](cxxrt::Span<Stats> copy) { out.commit(Format(copy, out.remaining())); });
+}
+
+// ... and reset by a write of "1" or "0" (parse_reset_request), which
+// clears its group with Reset on every CPU's copy.
+template <typename Stats, void (*Reset)(cxxrt::Span<Stats>)>
+cxxrt::Result<void> reset_per_cpu(const cxxrt::PerCpu<Stats>& stats, cxxrt::sysfs::Input& in)
+{
+    CXXRT_TRY(parse_reset_request(in.line()));
+    stats.for_each_possible([](unsigned int, Stats& one) { Reset(cxxrt::Span<Stats>(&one, 1)); });
     return {};
 }
 

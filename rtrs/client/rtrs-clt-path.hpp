@@ -131,8 +131,6 @@ private:
     // Fault injection (process context, fault_work_ or the heartbeat):
     // moves every QP of the path to the error state.
     void inject_qp_error();
-    template <typename Fn>
-    Result<void> reset_stats(Fn&& fn);
 
     Session& session_;
     const u32 index_;

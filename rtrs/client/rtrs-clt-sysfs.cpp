@@ -264,17 +264,6 @@ Result<void> Path::show_rdma(Output& out)
     });
 }
 
-Result<void> Path::store_rdma(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    stats_.for_each_possible([](unsigned int, ClientCpuStats& stats) {
-        stats.read = DirectionCounters{};
-        stats.write = DirectionCounters{};
-        stats.failovers = 0;
-    });
-    return {};
-}
-
 Result<void> Path::show_reconnects(Output& out)
 {
     out.commit(format_reconnects(reconnects_, out.remaining()));
@@ -296,91 +285,44 @@ Result<void> Path::store_reset_all(Input& in)
     return {};
 }
 
-// A write to one stats file: "1" (or "0") clears that group on every CPU.
-template <typename Fn>
-Result<void> Path::reset_stats(Fn&& fn)
-{
-    stats_.for_each_possible([&](unsigned int, ClientCpuStats& stats) { fn(cxxrt::Span<ClientCpuStats>(&stats, 1)); });
-    return {};
-}
-
+// The stats/ files of one group: its formatter over a snapshot, its reset
+// ("1" or "0") on every CPU (rtrs-sysfs.hpp).
+Result<void> Path::store_rdma(Input& in) { return reset_per_cpu<ClientCpuStats, reset_rdma>(stats_, in); }
 Result<void> Path::show_cpu_migration(Output& out)
 {
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_cpu_migration(stats, out.remaining()));
-    });
+    return show_per_cpu<ClientCpuStats, format_cpu_migration>(stats_, out);
 }
-
 Result<void> Path::show_cpu_migration_from(Output& out)
 {
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_cpu_migration_from(stats, out.remaining()));
-    });
+    return show_per_cpu<ClientCpuStats, format_cpu_migration_from>(stats_, out);
 }
-
 Result<void> Path::show_cpu_migration_to(Output& out)
 {
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_cpu_migration_to(stats, out.remaining()));
-    });
+    return show_per_cpu<ClientCpuStats, format_cpu_migration_to>(stats_, out);
 }
-
 Result<void> Path::store_cpu_migration(Input& in)
 {
-    CXXRT_TRY(parse_reset_request(in.line()));
-    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_cpu_migration(stats); });
+    return reset_per_cpu<ClientCpuStats, reset_cpu_migration>(stats_, in);
 }
-
-Result<void> Path::show_sg_entries(Output& out)
-{
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_sg_entries(stats, out.remaining()));
-    });
-}
-
-Result<void> Path::store_sg_entries(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_sg_entries(stats); });
-}
-
-Result<void> Path::show_rdma_lat(Output& out)
-{
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_rdma_latency(stats, out.remaining()));
-    });
-}
-
-Result<void> Path::store_rdma_lat(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_latency(stats); });
-}
-
+Result<void> Path::show_sg_entries(Output& out) { return show_per_cpu<ClientCpuStats, format_sg_entries>(stats_, out); }
+Result<void> Path::store_sg_entries(Input& in) { return reset_per_cpu<ClientCpuStats, reset_sg_entries>(stats_, in); }
+Result<void> Path::show_rdma_lat(Output& out) { return show_per_cpu<ClientCpuStats, format_rdma_latency>(stats_, out); }
+Result<void> Path::store_rdma_lat(Input& in) { return reset_per_cpu<ClientCpuStats, reset_latency>(stats_, in); }
 Result<void> Path::show_wc_completion(Output& out)
 {
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_client_completions(stats, out.remaining()));
-    });
+    return show_per_cpu<ClientCpuStats, format_client_completions>(stats_, out);
 }
-
 Result<void> Path::store_wc_completion(Input& in)
 {
-    CXXRT_TRY(parse_reset_request(in.line()));
-    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_completions(stats); });
+    return reset_per_cpu<ClientCpuStats, reset_completions>(stats_, in);
 }
-
 Result<void> Path::show_poll_completions(Output& out)
 {
-    return stats_.with_snapshot([&](cxxrt::Span<ClientCpuStats> stats) {
-        out.commit(format_client_polled(stats, out.remaining()));
-    });
+    return show_per_cpu<ClientCpuStats, format_client_polled>(stats_, out);
 }
-
 Result<void> Path::store_poll_completions(Input& in)
 {
-    CXXRT_TRY(parse_reset_request(in.line()));
-    return reset_stats([](cxxrt::Span<ClientCpuStats> stats) { reset_polled(stats); });
+    return reset_per_cpu<ClientCpuStats, reset_polled>(stats_, in);
 }
 
 // --- the tables (after the handlers: gcc evaluates them only once defined) ---

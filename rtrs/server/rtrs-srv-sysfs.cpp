@@ -79,33 +79,17 @@ Result<void> Path::show_rdma(Output& out)
 }
 
 // Stats writes take "1" (upstream) or "0" (seed 000, which names "0" as the
-// reset value for every server stats file); both reset, nothing else does.
-Result<void> Path::store_rdma(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_rdma(Span<ServerCpuStats>(&stats, 1)); });
-    return {};
-}
-
-Result<void> Path::store_wc_completion(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    cpu_stats_.for_each_possible(
-        [](unsigned, ServerCpuStats& stats) { reset_completions(Span<ServerCpuStats>(&stats, 1)); });
-    return {};
-}
-
-Result<void> Path::store_reset_all(Input& in)
-{
-    CXXRT_TRY(parse_reset_request(in.line()));
-    cpu_stats_.for_each_possible([](unsigned, ServerCpuStats& stats) { reset_all(Span<ServerCpuStats>(&stats, 1)); });
-    return {};
-}
-
+// reset value for every server stats file); both reset, nothing else does
+// (rtrs-sysfs.hpp).
+Result<void> Path::store_rdma(Input& in) { return reset_per_cpu<ServerCpuStats, reset_rdma>(cpu_stats_, in); }
+Result<void> Path::store_reset_all(Input& in) { return reset_per_cpu<ServerCpuStats, reset_all>(cpu_stats_, in); }
 Result<void> Path::show_wc_completion(Output& out)
 {
-    return cpu_stats_.with_snapshot(
-        [&](Span<ServerCpuStats> stats) { out.commit(format_server_completions(stats, out.remaining())); });
+    return show_per_cpu<ServerCpuStats, format_server_completions>(cpu_stats_, out);
+}
+Result<void> Path::store_wc_completion(Input& in)
+{
+    return reset_per_cpu<ServerCpuStats, reset_completions>(cpu_stats_, in);
 }
 
 namespace {

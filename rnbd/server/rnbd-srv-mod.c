@@ -14,6 +14,12 @@ static ushort port_nr = 1234;
 module_param(port_nr, ushort, 0444);
 MODULE_PARM_DESC(port_nr, "Port the RTRS server listens on (default 1234, 1..65535)");
 
+/* Both path parameters read back as their buffer (the parameter's arg). */
+static int path_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n", (const char *)kp->arg);
+}
+
 /* The dev_search_path parameter's value; fixed after load (mode 0444). */
 static char search_path[PATH_MAX] = "/";
 
@@ -22,17 +28,12 @@ static int search_path_param_set(const char *value, const struct kernel_param *k
 	return rnbd_srv_cxx_set_dev_search_path(value, search_path, sizeof(search_path));
 }
 
-static int search_path_param_get(char *buffer, const struct kernel_param *kp)
-{
-	return scnprintf(buffer, PAGE_SIZE, "%s\n", search_path);
-}
-
 static const struct kernel_param_ops search_path_param_ops = {
 	.set = search_path_param_set,
-	.get = search_path_param_get,
+	.get = path_param_get,
 };
 
-module_param_cb(dev_search_path, &search_path_param_ops, NULL, 0444);
+module_param_cb(dev_search_path, &search_path_param_ops, search_path, 0444);
 MODULE_PARM_DESC(dev_search_path,
 		 "Directory prepended to the device path a client maps; %SESSNAME% in it stands for the session name (default /; an absolute path below PATH_MAX bytes)");
 
@@ -49,17 +50,12 @@ static int file_export_dir_param_set(const char *value, const struct kernel_para
 	return rnbd_srv_cxx_set_file_export_dir(value, file_export_dir, sizeof(file_export_dir));
 }
 
-static int file_export_dir_param_get(char *buffer, const struct kernel_param *kp)
-{
-	return scnprintf(buffer, PAGE_SIZE, "%s\n", file_export_dir);
-}
-
 static const struct kernel_param_ops file_export_dir_param_ops = {
 	.set = file_export_dir_param_set,
-	.get = file_export_dir_param_get,
+	.get = path_param_get,
 };
 
-module_param_cb(file_export_dir, &file_export_dir_param_ops, NULL, 0644);
+module_param_cb(file_export_dir, &file_export_dir_param_ops, file_export_dir, 0644);
 MODULE_PARM_DESC(file_export_dir,
 		 "Directory whose regular files (disk images) may be exported; empty (default): block devices only. "
 		 "An absolute path to an existing directory; a file is served only if its resolved path stays inside it");

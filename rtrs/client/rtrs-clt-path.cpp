@@ -57,20 +57,27 @@ Result<void> Path::init()
 
 // --- life cycle ----------------------------------------------------------------
 
+Result<bool> Path::connect_up()
+{
+    CXXRT_TRY(connect());
+    if (!state_.change_from(PathState::kConnecting, PathState::kConnected))
+        return false;
+    became_connected();
+    fail_if_spoiled();
+    return true;
+}
+
 Result<void> Path::open()
 {
     cxxrt::MutexGuard guard(control_);
-    auto connected = connect();
-    if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
-        became_connected();
-        fail_if_spoiled();
+    auto up = connect_up();
+    if (up.is_ok() && up.value())
         return {};
-    }
     // The opener (map_device, add_path) sees only the errno: name the path.
-    cxxrt::log::err("session %s: path %s: connect failed (%d)", session_.name(), name_,
-                    connected ? -cxxrt::err::kConnAborted : connected.to_errno());
+    const Error failed = up.is_ok() ? Error(cxxrt::err::kConnAborted) : up.error();
+    cxxrt::log::err("session %s: path %s: connect failed (%d)", session_.name(), name_, failed.to_errno());
     teardown();
-    return connected ? Result<void>(Error(cxxrt::err::kConnAborted)) : Result<void>(connected.error());
+    return failed;
 }
 
 // The events print the state as Linux's enum rtrs_clt_state, which ours follows.
@@ -186,21 +193,17 @@ Result<void> Path::connect_again()
     if (!state_.change_from(PathState::kReconnecting, PathState::kConnecting))
         return Error(cxxrt::err::kNotConn);  // closed, or connected by someone else meanwhile
     ++reconnect_count_;
-    auto connected = connect();
-    if (connected && state_.change_from(PathState::kConnecting, PathState::kConnected)) {
-        became_connected();
-        fail_if_spoiled();
+    auto up = connect_up();
+    if (up.is_ok() && up.value())
         return {};
-    }
-    cxxrt::log::warn_ratelimited("%s: reconnect of %s failed (%d)", session_.name(), name_,
-                                 connected.to_errno());
+    cxxrt::log::warn_ratelimited("%s: reconnect of %s failed (%d)", session_.name(), name_, up.to_errno());
     ++reconnects_.failed;
     teardown();
     if (state_.change_from(PathState::kConnecting, PathState::kConnectingError) &&
         state_.change(PathState::kReconnecting))
         schedule_reconnect();
     // Connected but closed meanwhile: the path is not up, say so.
-    return connected ? Result<void>(Error(cxxrt::err::kNotConn)) : Result<void>(connected.error());
+    return up.is_ok() ? Error(cxxrt::err::kNotConn) : up.error();
 }
 
 void Path::close()

@@ -122,6 +122,10 @@ private:
     // path ends connected, or back in the reconnect cycle (the next attempt
     // after the delay) with the connect's errno returned.
     Result<void> connect_again() CXXRT_REQUIRES(control_);
+    // connect(), then kConnecting -> kConnected with what becoming
+    // connected does: true. False if connected but no longer kConnecting
+    // (closed meanwhile); connect()'s error if that failed.
+    Result<bool> connect_up() CXXRT_REQUIRES(control_);
     void send_heartbeat();    // heartbeat_work_
     // Fires one of the rtrs_clt trace events with this path's figures.
     void trace(ktrace::rtrs_clt::PathEvent event) const;

@@ -10,6 +10,9 @@
 #                 `make check`'s lint stage) must refuse it
 #   core-include: a kernel-independent core file (rtrs/core/) including a
 #                 kernel header; the same layering check must refuse it
+#   unlocked    : a CXXRT_GUARDED_BY member read without its lock (the guard
+#                 of rtrs-server's Context::session_count() taken out); the
+#                 lint's clang -Wthread-safety must refuse it
 # Usage: tools/gate-tests/run.sh KDIR [CASE...]   (default: every case)
 set -uo pipefail
 kdir=${1:?usage: run.sh KDIR}
@@ -17,7 +20,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
-cases=(static-ctor plain-new eh-frame kapi-call core-include)
+cases=(static-ctor plain-new eh-frame kapi-call core-include unlocked)
 [ $# -gt 1 ] && cases=("${@:2}")
 echo "1..${#cases[@]}"
 n=0 failed=0
@@ -50,6 +53,13 @@ for name in "${cases[@]}"; do
             printf '\n#include <linux/slab.h>\n' >> "$dir/rtrs/core/rtrs-codec.cpp"
             check=("$dir/tools/check-layers.sh" "$dir")
             expect='core includes a boundary header: rtrs/core/rtrs-codec.cpp' ;;
+        unlocked)
+            # The lint needs the generated kabi header (ignored by git): a
+            # tree without it would skip and seem to pass, so none is a failure.
+            cp -r "$top/generated" "$dir/" 2>/dev/null
+            sed -i '/^u32 Context::session_count()/,/^}/ s/MutexGuard guard(mutex_);//' "$dir/rtrs/server/rtrs-srv-context.cpp"
+            check=("$dir/tools/lint.sh")
+            expect="rtrs-srv-context.cpp:.*reading variable 'session_count_' requires holding mutex 'mutex_'" ;;
     esac
     if "${check[@]}" > "$dir.log" 2>&1; then
         echo "not ok $n - $name: the build succeeded but must fail"

@@ -17,23 +17,20 @@
 #include <cxxrt/sysfs.hpp>
 #include <cxxrt/sysfs_dir.hpp>
 #include <cxxrt/unique_ptr.hpp>
+#include "common/rtrs-addr.hpp"
 #include "rtrs/core/rtrs-stats.hpp"
 
 namespace rtrs {
 
 // The module's class and the groups of its directories' files: made at
-// load, freed at unload after every directory is gone.
-struct SysfsTree {
-    cxxrt::sysfs::DeviceClass device_class;
-    cxxrt::sysfs::Group session_files;  // device flavour; none on the server
-    cxxrt::sysfs::Group path_files;     // kobject flavour, as stats_files
-    cxxrt::sysfs::Group stats_files;
-
+// load (init), freed at unload (exit) after every directory is gone. Each
+// module (client, server) has its own, which its directories are made in.
+class SysfsTree {
+public:
     // /sys/class/<class_name> and the groups of the tables (`session` may be null).
-    [[nodiscard]] static cxxrt::Result<cxxrt::UniquePtr<SysfsTree>> create(const char* class_name,
-                                                                           const cxxrt::sysfs::GroupSpec* session,
-                                                                           const cxxrt::sysfs::GroupSpec& path,
-                                                                           const cxxrt::sysfs::GroupSpec& stats)
+    [[nodiscard]] static cxxrt::Result<void> init(const char* class_name, const cxxrt::sysfs::GroupSpec* session,
+                                                  const cxxrt::sysfs::GroupSpec& path,
+                                                  const cxxrt::sysfs::GroupSpec& stats)
     {
         using cxxrt::sysfs::Flavour;
         using cxxrt::sysfs::Group;
@@ -43,28 +40,52 @@ struct SysfsTree {
         tree->path_files = CXXRT_TRY(Group::create(path, Flavour::kKobject));
         tree->stats_files = CXXRT_TRY(Group::create(stats, Flavour::kKobject));
         tree->device_class = CXXRT_TRY(cxxrt::sysfs::DeviceClass::create(class_name));
-        return tree;
+        module_ = tree.release();
+        return {};
     }
+    static void exit() { cxxrt::destroy(cxxrt::exchange(module_, nullptr)); }
+    // Between init and exit.
+    static SysfsTree& module() { return *module_; }
+
+    cxxrt::sysfs::DeviceClass device_class;
+    cxxrt::sysfs::Group session_files;  // device flavour; none on the server
+    cxxrt::sysfs::Group path_files;     // kobject flavour, as stats_files
+    cxxrt::sysfs::Group stats_files;
+
+private:
+    static inline constinit SysfsTree* module_ = nullptr;
 };
+
+// Adds `child` under `parent` (made just before it) with `files` bound to
+// `owner`, and announces it; if that fails, `undo` removes the parent: a
+// directory pair is made together or not at all.
+template <typename Undo>
+[[nodiscard]] cxxrt::Result<void> add_child(cxxrt::sysfs::Directory& child, void* owner, cxxrt::sysfs::KobjRef parent,
+                                            const char* name, const cxxrt::sysfs::Group* files, Undo undo)
+{
+    if (auto added = child.add(owner, parent, name, files); added.is_error()) {
+        undo();
+        return added.error();
+    }
+    child.announce();
+    return {};
+}
 
 // The session's directory: a device of the class, and its paths/.
 class SessionDirectory : cxxrt::Pinned {
 public:
     ~SessionDirectory() { remove(); }
 
-    // <class>/<name>/ with the tree's session files bound to `session`.
-    [[nodiscard]] cxxrt::Result<void> create(SysfsTree& tree, const char* name, void* session)
+    // <class>/<session.name()>/ with the module's session files bound to
+    // `session`.
+    template <typename Session>
+    [[nodiscard]] cxxrt::Result<void> create(Session& session)
     {
+        SysfsTree& tree = SysfsTree::module();
         const cxxrt::sysfs::Group* files = tree.session_files ? &tree.session_files : nullptr;
-        device_ = CXXRT_TRY(cxxrt::sysfs::Device::create(tree.device_class, nullptr, name, session, files));
+        device_ = CXXRT_TRY(cxxrt::sysfs::Device::create(tree.device_class, nullptr, session.name(), &session, files));
         // paths/ holds only the path directories: no files, no owner.
-        auto paths = paths_.add(nullptr, cxxrt::sysfs::KobjRef(device_), "paths");
-        if (paths.is_error()) {
-            device_.reset();
-            return paths.error();
-        }
-        paths_.announce();
-        return {};
+        return add_child(paths_, nullptr, cxxrt::sysfs::KobjRef(device_), "paths", nullptr, [&] { device_.reset(); });
     }
     void remove()
     {
@@ -84,19 +105,15 @@ class PathDirectory : cxxrt::Pinned {
 public:
     ~PathDirectory() { remove(); }
 
-    // paths/<name>/ and its stats/ with the tree's path and stats files,
+    // paths/<name>/ and its stats/ with the module's path and stats files,
     // both bound to `path`.
-    [[nodiscard]] cxxrt::Result<void> create(SysfsTree& tree, void* path, SessionDirectory& session, const char* name)
+    template <typename Path>
+    [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionDirectory& session, const char* name)
     {
-        CXXRT_TRY(directory_.add(path, session.paths_dir(), name, &tree.path_files));
+        SysfsTree& tree = SysfsTree::module();
+        CXXRT_TRY(directory_.add(&path, session.paths_dir(), name, &tree.path_files));
         directory_.announce();
-        auto stats = stats_.add(path, directory_, "stats", &tree.stats_files);
-        if (stats.is_error()) {
-            directory_.remove();
-            return stats.error();
-        }
-        stats_.announce();
-        return {};
+        return add_child(stats_, &path, directory_, "stats", &tree.stats_files, [&] { directory_.remove(); });
     }
     void remove()
     {
@@ -119,9 +136,21 @@ private:
     return {};
 }
 
+// An address file (src_addr, dst_addr): the address and a newline, or
+// kUnknownAddressText where it has none that can be printed.
+inline void print_address(cxxrt::sysfs::Output& out, const Address& address)
+{
+    auto written = format_address(address, out.remaining());
+    if (written.is_ok())
+        out.commit(written.value());
+    else
+        out.append(kUnknownAddressText);
+    out.append("\n");
+}
+
 // A stats/ file of per-CPU stats, shown by Format over a snapshot of every
 // CPU's copy...
-template <typename Stats, cxxrt::size_t (*Format)(cxxrt::Span<const Stats>, cxxrt::Span<char>)>
+template <auto Format, typename Stats>
 cxxrt::Result<void> show_per_cpu(const cxxrt::PerCpu<Stats>& stats, cxxrt::sysfs::Output& out)
 {
     return stats.with_snapshot([&](cxxrt::Span<Stats> copy) { out.commit(Format(copy, out.remaining())); });

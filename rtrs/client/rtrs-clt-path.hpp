@@ -143,7 +143,7 @@ private:
     char hca_name_[64] = {};
     u32 hca_port_ = 0;
     Address source_;  // as the CM resolved it
-    UniquePtr<PathSysfs> sysfs_;
+    UniquePtr<PathDirectory> sysfs_;
     PathStateMachine state_{PathState::kConnecting};
     ReconnectBudget budget_;
     cxxrt::Mutex control_{cxxrt::lock_class<"rtrs::clt::Path::control_">};  // serialises connect, teardown and close

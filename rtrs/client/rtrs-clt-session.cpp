@@ -119,7 +119,7 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         session.close();
         return permits.error();
     }
-    auto directory = make_session_sysfs();
+    auto directory = cxxrt::make_unique<SessionDirectory>(Gfp::kernel());
     if (directory)
         session.sysfs_ = directory.release_value();
     auto created = directory ? session.sysfs_->create(session) : Result<void>(directory.error());

@@ -56,7 +56,7 @@ public:
     u32 reconnect_delay_ms() const { return reconnect_delay_seconds_ * 1000; }
     int max_reconnect_attempts() const { return max_reconnect_attempts_.load(); }
     bool closing() const { return closing_.load(); }
-    SessionSysfs* sysfs() const { return sysfs_.get(); }
+    SessionDirectory* sysfs() const { return sysfs_.get(); }
 
     // sysfs (rtrs-clt-sysfs.cpp); process context.
     Result<void> show_max_reconnect_attempts(cxxrt::sysfs::Output& out);
@@ -114,7 +114,7 @@ private:
     cxxrt::DelayedWork hold_work_{cxxrt::lock_class<"rtrs::clt::Session::hold_work_">,
                                   cxxrt::Callback::to<&Session::hold_expiry>(this)};
     Atomic<bool> closing_{false};
-    UniquePtr<SessionSysfs> sysfs_;
+    UniquePtr<SessionDirectory> sysfs_;
 };
 
 }  // namespace rtrs::clt

@@ -15,35 +15,6 @@ using cxxrt::sysfs::Input;
 using cxxrt::sysfs::Output;
 namespace sysfs = cxxrt::sysfs;
 
-namespace {
-
-constinit SysfsTree* g_sysfs = nullptr;
-
-void print_address(Output& out, const Address& address)
-{
-    auto written = format_address(address, out.remaining());
-    if (written.is_ok())
-        out.commit(written.value());
-    else
-        out.append(kUnknownAddressText);
-    out.append("\n");
-}
-
-}  // namespace
-
-SessionSysfs::SessionSysfs() = default;
-PathSysfs::PathSysfs() = default;
-
-Result<void> SessionSysfs::create(Session& session)
-{
-    return SessionDirectory::create(*g_sysfs, session.name(), &session);
-}
-
-Result<void> PathSysfs::create(Path& path, SessionSysfs& session, const char* name)
-{
-    return PathDirectory::create(*g_sysfs, &path, session, name);
-}
-
 // --- session files ------------------------------------------------------------
 
 Result<void> Session::show_max_reconnect_attempts(Output& out)
@@ -136,11 +107,11 @@ Result<void> Session::store_add_path(Input& in)
 
 void Path::create_sysfs()
 {
-    SessionSysfs* parent = session_.sysfs();
+    SessionDirectory* parent = session_.sysfs();
     if (!parent || !parent->exists() || (sysfs_ && sysfs_->exists()))
         return;
     if (!sysfs_) {
-        auto made = make_path_sysfs();
+        auto made = cxxrt::make_unique<PathDirectory>(Gfp::kernel());
         if (made.is_error())
             return;
         sysfs_ = made.release_value();
@@ -288,42 +259,24 @@ Result<void> Path::store_reset_all(Input& in)
 // The stats/ files of one group: its formatter over a snapshot, its reset
 // ("1" or "0") on every CPU (rtrs-sysfs.hpp).
 Result<void> Path::store_rdma(Input& in) { return reset_per_cpu<ClientCpuStats, reset_rdma>(stats_, in); }
-Result<void> Path::show_cpu_migration(Output& out)
-{
-    return show_per_cpu<ClientCpuStats, format_cpu_migration>(stats_, out);
-}
+Result<void> Path::show_cpu_migration(Output& out) { return show_per_cpu<format_cpu_migration>(stats_, out); }
 Result<void> Path::show_cpu_migration_from(Output& out)
 {
-    return show_per_cpu<ClientCpuStats, format_cpu_migration_from>(stats_, out);
+    return show_per_cpu<format_cpu_migration_from>(stats_, out);
 }
-Result<void> Path::show_cpu_migration_to(Output& out)
-{
-    return show_per_cpu<ClientCpuStats, format_cpu_migration_to>(stats_, out);
-}
+Result<void> Path::show_cpu_migration_to(Output& out) { return show_per_cpu<format_cpu_migration_to>(stats_, out); }
 Result<void> Path::store_cpu_migration(Input& in)
 {
     return reset_per_cpu<ClientCpuStats, reset_cpu_migration>(stats_, in);
 }
-Result<void> Path::show_sg_entries(Output& out) { return show_per_cpu<ClientCpuStats, format_sg_entries>(stats_, out); }
+Result<void> Path::show_sg_entries(Output& out) { return show_per_cpu<format_sg_entries>(stats_, out); }
 Result<void> Path::store_sg_entries(Input& in) { return reset_per_cpu<ClientCpuStats, reset_sg_entries>(stats_, in); }
-Result<void> Path::show_rdma_lat(Output& out) { return show_per_cpu<ClientCpuStats, format_rdma_latency>(stats_, out); }
+Result<void> Path::show_rdma_lat(Output& out) { return show_per_cpu<format_rdma_latency>(stats_, out); }
 Result<void> Path::store_rdma_lat(Input& in) { return reset_per_cpu<ClientCpuStats, reset_latency>(stats_, in); }
-Result<void> Path::show_wc_completion(Output& out)
-{
-    return show_per_cpu<ClientCpuStats, format_client_completions>(stats_, out);
-}
-Result<void> Path::store_wc_completion(Input& in)
-{
-    return reset_per_cpu<ClientCpuStats, reset_completions>(stats_, in);
-}
-Result<void> Path::show_poll_completions(Output& out)
-{
-    return show_per_cpu<ClientCpuStats, format_client_polled>(stats_, out);
-}
-Result<void> Path::store_poll_completions(Input& in)
-{
-    return reset_per_cpu<ClientCpuStats, reset_polled>(stats_, in);
-}
+Result<void> Path::show_wc_completion(Output& out) { return show_per_cpu<format_client_completions>(stats_, out); }
+Result<void> Path::store_wc_completion(Input& in) { return reset_per_cpu<ClientCpuStats, reset_completions>(stats_, in); }
+Result<void> Path::show_poll_completions(Output& out) { return show_per_cpu<format_client_polled>(stats_, out); }
+Result<void> Path::store_poll_completions(Input& in) { return reset_per_cpu<ClientCpuStats, reset_polled>(stats_, in); }
 
 // --- the tables (after the handlers: gcc evaluates them only once defined) ---
 
@@ -368,18 +321,6 @@ constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
 
 }  // namespace
 
-Result<void> sysfs_init()
-{
-    g_sysfs = CXXRT_TRY(SysfsTree::create("rtrs-client", &kSessionGroup, kPathGroup, kStatsGroup)).release();
-    return {};
-}
-
-void sysfs_exit()
-{
-    cxxrt::destroy(cxxrt::exchange(g_sysfs, nullptr));
-}
-
-Result<cxxrt::UniquePtr<SessionSysfs>> make_session_sysfs() { return cxxrt::make_unique<SessionSysfs>(Gfp::kernel()); }
-Result<cxxrt::UniquePtr<PathSysfs>> make_path_sysfs() { return cxxrt::make_unique<PathSysfs>(Gfp::kernel()); }
+Result<void> sysfs_init() { return SysfsTree::init("rtrs-client", &kSessionGroup, kPathGroup, kStatsGroup); }
 
 }  // namespace rtrs::clt

@@ -9,34 +9,13 @@
 // Everything here is process context.
 #pragma once
 
-#include <cxxrt/unique_ptr.hpp>
 #include "rtrs/rtrs-sysfs.hpp"
 
 namespace rtrs::clt {
 
-class Path;
-class Session;
-
-// Module-wide: the class and the attribute groups.
+// Module-wide: the class and the attribute groups (SysfsTree::exit() frees
+// them). A session's directory is a SessionDirectory, a path's a
+// PathDirectory, bound to the client's Session and Path.
 [[nodiscard]] cxxrt::Result<void> sysfs_init();
-void sysfs_exit();
-
-// The session's directory: a device of the class, named after the session.
-class SessionSysfs : public SessionDirectory {
-public:
-    SessionSysfs();
-    [[nodiscard]] cxxrt::Result<void> create(Session& session);
-};
-
-// One path's directory and its stats/ subdirectory.
-class PathSysfs : public PathDirectory {
-public:
-    PathSysfs();
-    [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionSysfs& session, const char* name);
-};
-
-// Made here so that only this file constructs the directories.
-cxxrt::Result<cxxrt::UniquePtr<SessionSysfs>> make_session_sysfs();
-cxxrt::Result<cxxrt::UniquePtr<PathSysfs>> make_path_sysfs();
 
 }  // namespace rtrs::clt

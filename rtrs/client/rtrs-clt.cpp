@@ -67,7 +67,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto tree = sysfs_init();
     if (!tree) {
-        sysfs_exit();
+        rtrs::SysfsTree::exit();
         cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
         cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
         (void)cxxrt_module_exit();
@@ -80,7 +80,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
 
 extern "C" void rtrs_clt_cxx_exit(void) noexcept
 {
-    sysfs_exit();
+    rtrs::SysfsTree::exit();
     cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
     cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
     (void)cxxrt_module_exit();

@@ -16,12 +16,6 @@ using namespace cxxrt;
 using sysfs::Input;
 using sysfs::Output;
 
-namespace {
-
-constinit SysfsTree* g_sysfs = nullptr;
-
-}  // namespace
-
 // Path files are handlers on Path itself (sysfs binds them to the owner).
 Result<void> Path::show_hca_name(Output& out)
 {
@@ -35,6 +29,20 @@ Result<void> Path::show_hca_port(Output& out)
     return {};
 }
 
+namespace {
+
+// The CM's address as ours (family and bytes).
+Result<Address> address_of(const ib::SockAddr& raw)
+{
+    auto converted = CXXRT_TRY(raw.to_addr());
+    Address address;
+    address.family = AddressFamily(converted.family);
+    copy_bytes(address.bytes, converted.bytes, sizeof(address.bytes));
+    return address;
+}
+
+}  // namespace
+
 Result<void> Path::show_address(Output& out, bool client_side)
 {
     ServerConnection* service = connections_[0];
@@ -45,19 +53,8 @@ Result<void> Path::show_address(Output& out, bool client_side)
     }
     // On the server, the CM's destination is the client.
     ib::CmId& id = service->connection().cm_id();
-    ib::SockAddr raw = client_side ? id.destination_address() : id.source_address();
-    auto converted = raw.to_addr();
-    Address address;
-    if (converted.is_ok()) {
-        address.family = AddressFamily(converted.value().family);
-        copy_bytes(address.bytes, converted.value().bytes, sizeof(address.bytes));
-    }
-    auto written = format_address(address, out.remaining());
-    if (written.is_ok())
-        out.commit(written.value());
-    else
-        out.append(kUnknownAddressText);
-    out.append("\n");
+    auto address = address_of(client_side ? id.destination_address() : id.source_address());
+    print_address(out, address.is_ok() ? address.value() : Address());
     return {};
 }
 
@@ -83,10 +80,7 @@ Result<void> Path::show_rdma(Output& out)
 // (rtrs-sysfs.hpp).
 Result<void> Path::store_rdma(Input& in) { return reset_per_cpu<ServerCpuStats, reset_rdma>(cpu_stats_, in); }
 Result<void> Path::store_reset_all(Input& in) { return reset_per_cpu<ServerCpuStats, reset_all>(cpu_stats_, in); }
-Result<void> Path::show_wc_completion(Output& out)
-{
-    return show_per_cpu<ServerCpuStats, format_server_completions>(cpu_stats_, out);
-}
+Result<void> Path::show_wc_completion(Output& out) { return show_per_cpu<format_server_completions>(cpu_stats_, out); }
 Result<void> Path::store_wc_completion(Input& in)
 {
     return reset_per_cpu<ServerCpuStats, reset_completions>(cpu_stats_, in);
@@ -112,40 +106,21 @@ constexpr sysfs::GroupSpec kStatsGroup = sysfs::group(kStatsAttributes);
 
 }  // namespace
 
-Result<void> sysfs_init()
-{
-    g_sysfs = CXXRT_TRY(SysfsTree::create("rtrs-server", nullptr, kPathGroup, kStatsGroup)).release();
-    return {};
-}
+Result<void> sysfs_init() { return SysfsTree::init("rtrs-server", nullptr, kPathGroup, kStatsGroup); }
 
-void sysfs_exit()
-{
-    destroy(exchange(g_sysfs, nullptr));
-}
-
-Result<void> SessionSysfs::create(Session& session)
-{
-    return SessionDirectory::create(*g_sysfs, session.name(), &session);
-}
-
-Result<void> PathSysfs::create(Path& path, SessionSysfs& session)
+Result<void> PathSysfs::create(Path& path, SessionDirectory& session)
 {
     char name[kMaxPathNameLength + 1];
     ServerConnection* service = path.connection(0);
     if (!service)
         return Error(err::kInval);
     ib::CmId& id = service->connection().cm_id();
-    Address client, server;
-    auto client_addr = id.destination_address().to_addr();
-    auto server_addr = id.source_address().to_addr();
-    if (client_addr.is_error() || server_addr.is_error())
+    auto client = address_of(id.destination_address());
+    auto server = address_of(id.source_address());
+    if (client.is_error() || server.is_error())
         return Error(err::kInval);
-    client.family = AddressFamily(client_addr.value().family);
-    copy_bytes(client.bytes, client_addr.value().bytes, sizeof(client.bytes));
-    server.family = AddressFamily(server_addr.value().family);
-    copy_bytes(server.bytes, server_addr.value().bytes, sizeof(server.bytes));
-    size_t length = CXXRT_TRY(format_path_name(client, server, Span<char>(name, sizeof(name))));
-    CXXRT_TRY(PathDirectory::create(*g_sysfs, &path, session, name));
+    size_t length = CXXRT_TRY(format_path_name(client.value(), server.value(), Span<char>(name, sizeof(name))));
+    CXXRT_TRY(PathDirectory::create(path, session, name));
     copy_bytes(name_, name, min(length, sizeof(name_) - 1));
     return {};
 }

@@ -9,22 +9,16 @@
 namespace rtrs::srv {
 
 class Path;
-class Session;
 
-// Module-wide: the class and the attribute groups. Process context.
+// Module-wide: the class and the attribute groups (SysfsTree::exit() frees
+// them). Process context. A session's directory is a SessionDirectory bound
+// to the server's Session.
 [[nodiscard]] cxxrt::Result<void> sysfs_init();
-void sysfs_exit();
-
-// The session's directory (a device of the class, named after the session).
-class SessionSysfs : public SessionDirectory {
-public:
-    [[nodiscard]] cxxrt::Result<void> create(Session& session);
-};
 
 // One path's directory and its stats/ subdirectory.
 class PathSysfs : public PathDirectory {
 public:
-    [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionSysfs& session);
+    [[nodiscard]] cxxrt::Result<void> create(Path& path, SessionDirectory& session);
     // The directory's name, "<client>@<server>" ("" until create() made
     // the directory); the rtrs_srv trace events print it. Set once; a
     // reader racing with that sees a prefix of it (the rest of the array

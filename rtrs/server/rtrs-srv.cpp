@@ -94,7 +94,7 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
 
 extern "C" void rtrs_srv_cxx_exit(void) noexcept
 {
-    sysfs_exit();
+    rtrs::SysfsTree::exit();
     (void)cxxrt_module_exit();
     log::info("unloaded");
 }

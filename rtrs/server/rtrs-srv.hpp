@@ -322,7 +322,7 @@ public:
     void set_name(cxxrt::StringView name);
     void* user_context = nullptr;
     bool announced = false;  // the user got LINK_CONNECTED; under Context::mutex()
-    SessionSysfs sysfs;
+    SessionDirectory sysfs;
 
     // The path with this uuid that is not closing (a closing one may still
     // be listed beside its reconnected successor).

@@ -43,6 +43,67 @@ void store_sg_entry(ByteSpan out, size_t offset, const SgEntry& e)
 
 bool version_supported(u16 packed) { return wire::version_major(packed) == wire::kVersionMajor; }
 
+// The front of a fixed-size message's builder: room for all of it
+// (-EMSGSIZE before any other check) ...
+template <typename M>
+Result<void> room_for(ByteSpan out)
+{
+    if (out.size() < sizeof(M))
+        return Error(err::kMsgSize);
+    return {};
+}
+
+// ... and its end: the message at the start of `out`, and its size.
+template <typename M>
+size_t emit(ByteSpan out, const M& m)
+{
+    write_wire(out, 0, m);
+    return sizeof(M);
+}
+
+// CON_REQ and CON_RSP start with the magic and a version; they are read
+// only whole, with the magic and our major version.
+template <typename M>
+M with_magic(u16 version)
+{
+    M m{};
+    m.magic.set(wire::kMagic);
+    m.version.set(version);
+    return m;
+}
+
+template <typename M>
+Result<M> read_with_magic(ConstByteSpan data)
+{
+    M m;
+    if (!read_wire(data, 0, m))
+        return Error(err::kBadMsg);
+    if (m.magic.get() != wire::kMagic || !version_supported(m.version.get()))
+        return Error(err::kProto);
+    return m;
+}
+
+// The other messages start with their type; they are read only whole and
+// of that type.
+template <typename M>
+M with_type(MsgType type)
+{
+    M m{};
+    m.type.set(u16(type));
+    return m;
+}
+
+template <typename M>
+Result<M> read_with_type(ConstByteSpan data, MsgType type)
+{
+    M m;
+    if (!read_wire(data, 0, m))
+        return Error(err::kBadMsg);
+    if (m.type.get() != u16(type))
+        return Error(err::kProto);
+    return m;
+}
+
 }  // namespace
 
 SgEntry load_sg_entry(ConstByteSpan descs, size_t index)
@@ -63,30 +124,22 @@ SgEntry load_sg_entry(ConstByteSpan descs, size_t index)
 
 Result<size_t> build_conn_req(ByteSpan out, const ConnReqFields& f)
 {
-    if (out.size() < sizeof(wire::ConnReq))
-        return Error(err::kMsgSize);
+    CXXRT_TRY(room_for<wire::ConnReq>(out));
     if (f.cid_num == 0 || f.cid >= f.cid_num || f.cid_num > wire::kMaxConnectionsPerPath)
         return Error(err::kInval);
-    wire::ConnReq m{};
-    m.magic.set(wire::kMagic);
-    m.version.set(f.version);
+    auto m = with_magic<wire::ConnReq>(f.version);
     m.cid.set(f.cid);
     m.cid_num.set(f.cid_num);
     m.recon_cnt.set(f.recon_cnt);
     m.sess_uuid = f.sess_uuid;
     m.paths_uuid = f.paths_uuid;
     m.flags = f.first_conn ? wire::kConnReqFirstConnection : 0;
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<ConnReqFields> decode_conn_req(ConstByteSpan data, const ConnReqLimits& limits)
 {
-    wire::ConnReq m;
-    if (!read_wire(data, 0, m))
-        return Error(err::kBadMsg);
-    if (m.magic.get() != wire::kMagic || !version_supported(m.version.get()))
-        return Error(err::kProto);
+    const auto m = CXXRT_TRY(read_with_magic<wire::ConnReq>(data));
     ConnReqFields f;
     f.version = m.version.get();
     f.cid = m.cid.get();
@@ -102,44 +155,32 @@ Result<ConnReqFields> decode_conn_req(ConstByteSpan data, const ConnReqLimits& l
 
 Result<size_t> build_conn_rsp(ByteSpan out, const ConnRspFields& f)
 {
-    if (out.size() < sizeof(wire::ConnRsp))
-        return Error(err::kMsgSize);
+    CXXRT_TRY(room_for<wire::ConnRsp>(out));
     const u64 chunk = f.chunk_size();
     if (f.queue_depth == 0 || f.max_io_size == 0 || f.max_hdr_size == 0 || chunk > cxxrt::NumericLimits<u32>::max ||
         !wire::imm_can_address(f.queue_depth, u32(chunk)) || (f.flags & ~wire::kConnRspFlagsKnown) != 0)
         return Error(err::kInval);
-    wire::ConnRsp m{};
-    m.magic.set(wire::kMagic);
-    m.version.set(f.version);
+    auto m = with_magic<wire::ConnRsp>(f.version);
     m.queue_depth.set(f.queue_depth);
     m.max_io_size.set(f.max_io_size);
     m.max_hdr_size.set(f.max_hdr_size);
     m.flags.set(f.flags);
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<size_t> build_conn_reject(ByteSpan out, int negative_errno)
 {
-    if (out.size() < sizeof(wire::ConnRsp))
-        return Error(err::kMsgSize);
+    CXXRT_TRY(room_for<wire::ConnRsp>(out));
     if (negative_errno >= 0 || negative_errno < -4095)
         return Error(err::kInval);
-    wire::ConnRsp m{};
-    m.magic.set(wire::kMagic);
-    m.version.set(wire::kVersion);
+    auto m = with_magic<wire::ConnRsp>(wire::kVersion);
     m.errno_value.set(u16(negative_errno));
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<ConnRspFields> decode_conn_rsp(ConstByteSpan data)
 {
-    wire::ConnRsp m;
-    if (!read_wire(data, 0, m))
-        return Error(err::kBadMsg);
-    if (m.magic.get() != wire::kMagic || !version_supported(m.version.get()))
-        return Error(err::kProto);
+    const auto m = CXXRT_TRY(read_with_magic<wire::ConnRsp>(data));
     if (m.errno_value.get() != 0)
         return Error(err::kConnReset);
     ConnRspFields f;
@@ -190,14 +231,11 @@ Result<void> check_path_name(StringView name)
 
 Result<size_t> build_info_req(ByteSpan out, StringView pathname)
 {
-    if (out.size() < sizeof(wire::InfoReq))
-        return Error(err::kMsgSize);
+    CXXRT_TRY(room_for<wire::InfoReq>(out));
     CXXRT_TRY(check_path_name(pathname));
-    wire::InfoReq m{};
-    m.type.set(u16(MsgType::kInfoReq));
+    auto m = with_type<wire::InfoReq>(MsgType::kInfoReq);
     cxxrt::copy_bytes(m.pathname, pathname.data(), pathname.length());
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<InfoReqView> decode_info_req(ConstByteSpan data)
@@ -223,8 +261,7 @@ Result<size_t> build_info_rsp(ByteSpan out, Span<const SgEntry> descs)
     const u64 size = wire::info_rsp_size(descs.size());
     if (out.size() < size)
         return Error(err::kMsgSize);
-    wire::InfoRspHeader h{};
-    h.type.set(u16(MsgType::kInfoRsp));
+    auto h = with_type<wire::InfoRspHeader>(MsgType::kInfoRsp);
     h.sg_cnt.set(u16(descs.size()));
     write_wire(out, 0, h);
     for (size_t i = 0; i < descs.size(); ++i)
@@ -234,11 +271,7 @@ Result<size_t> build_info_rsp(ByteSpan out, Span<const SgEntry> descs)
 
 Result<InfoRspView> decode_info_rsp(ConstByteSpan data, const InfoRspLimits& limits)
 {
-    wire::InfoRspHeader h;
-    if (!read_wire(data, 0, h))
-        return Error(err::kBadMsg);
-    if (h.type.get() != u16(MsgType::kInfoRsp))
-        return Error(err::kProto);
+    const auto h = CXXRT_TRY(read_with_type<wire::InfoRspHeader>(data, MsgType::kInfoRsp));
     const u16 sg_cnt = h.sg_cnt.get();
     if (sg_cnt == 0 || sg_cnt > limits.max_descs)
         return Error(err::kInval);
@@ -293,23 +326,16 @@ Result<SgEntry> info_rsp_chunk(const InfoRspView& view, u32 chunk_size, u32 chun
 
 Result<size_t> build_rkey_rsp(ByteSpan out, u16 buf_id, u32 rkey)
 {
-    if (out.size() < sizeof(wire::RkeyRsp))
-        return Error(err::kMsgSize);
-    wire::RkeyRsp m{};
-    m.type.set(u16(MsgType::kRkeyRsp));
+    CXXRT_TRY(room_for<wire::RkeyRsp>(out));
+    auto m = with_type<wire::RkeyRsp>(MsgType::kRkeyRsp);
     m.buf_id.set(buf_id);
     m.rkey.set(rkey);
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<RkeyRspView> decode_rkey_rsp(ConstByteSpan data, u32 queue_depth)
 {
-    wire::RkeyRsp m;
-    if (!read_wire(data, 0, m))
-        return Error(err::kBadMsg);
-    if (m.type.get() != u16(MsgType::kRkeyRsp))
-        return Error(err::kProto);
+    const auto m = CXXRT_TRY(read_with_type<wire::RkeyRsp>(data, MsgType::kRkeyRsp));
     RkeyRspView view;
     view.buf_id = m.buf_id.get();
     view.rkey = m.rkey.get();
@@ -441,13 +467,10 @@ Result<IoPlan> plan_read(const ChunkGeometry& g, u32 data_len, u32 usr_len, u32 
 
 Result<size_t> build_rdma_write(ByteSpan out, u16 usr_len)
 {
-    if (out.size() < sizeof(wire::RdmaWrite))
-        return Error(err::kMsgSize);
-    wire::RdmaWrite m{};
-    m.type.set(u16(MsgType::kWrite));
+    CXXRT_TRY(room_for<wire::RdmaWrite>(out));
+    auto m = with_type<wire::RdmaWrite>(MsgType::kWrite);
     m.usr_len.set(usr_len);
-    write_wire(out, 0, m);
-    return sizeof(m);
+    return emit(out, m);
 }
 
 Result<size_t> build_rdma_read(ByteSpan out, u16 usr_len, u16 flags, Span<const SgEntry> descs)
@@ -458,8 +481,7 @@ Result<size_t> build_rdma_read(ByteSpan out, u16 usr_len, u16 flags, Span<const 
     const u64 size = wire::rdma_read_size(descs.size());
     if (out.size() < size)
         return Error(err::kMsgSize);
-    wire::RdmaReadHeader h{};
-    h.type.set(u16(MsgType::kRead));
+    auto h = with_type<wire::RdmaReadHeader>(MsgType::kRead);
     h.usr_len.set(usr_len);
     h.flags.set(flags);
     h.sg_cnt.set(u16(descs.size()));

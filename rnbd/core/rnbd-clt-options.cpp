@@ -79,26 +79,52 @@ Result<void> check_device_path(StringView path, MapError& error)
     return {};
 }
 
+// A keyword value of an option and what it stands for.
+template <typename E>
+struct Keyword {
+    StringView text;
+    E value;
+};
+
+constexpr Keyword<AccessMode> kAccessModes[] = {
+    {"ro", AccessMode::kReadOnly},
+    {"rw", AccessMode::kReadWrite},
+    {"migration", AccessMode::kMigration},
+};
+
+constexpr Keyword<IoMode> kIoModes[] = {
+    {"blockio", IoMode::kBlockIo},
+    {"fileio", IoMode::kFileIo},
+};
+
+// Sets `out` to what `value` stands for; false (and `out` untouched) for
+// a word that is not one of `keywords`.
+template <typename E, size_t N>
+bool pick_keyword(const Keyword<E> (&keywords)[N], StringView value, E& out)
+{
+    for (const Keyword<E>& keyword : keywords) {
+        if (value == keyword.text) {
+            out = keyword.value;
+            return true;
+        }
+    }
+    return false;
+}
+
 // Kept out of line so its temporaries do not add to the caller's frame,
 // which already holds the token array.
 [[gnu::noinline]] Result<void> apply_option(const Option& option, u32 cpu_count, MapOptions& out, MapError& error)
 {
     const StringView value = option.value;
     switch (option.spec_index) {
-    case kSessionName: {
-        auto checked = check_session_name(value, error);
-        if (checked.is_error())
-            return checked;
+    case kSessionName:
+        CXXRT_TRY(check_session_name(value, error));
         out.session_name = value;
         return {};
-    }
-    case kDevicePath: {
-        auto checked = check_device_path(value, error);
-        if (checked.is_error())
-            return checked;
+    case kDevicePath:
+        CXXRT_TRY(check_device_path(value, error));
         out.device_path = value;
         return {};
-    }
     case kPath: {
         if (out.path_count >= kMaxPaths)
             return reject(error, MapReason::kTooManyPaths, value);
@@ -117,21 +143,11 @@ Result<void> check_device_path(StringView path, MapError& error)
         return {};
     }
     case kAccessMode:
-        if (value == "ro")
-            out.access_mode = AccessMode::kReadOnly;
-        else if (value == "rw")
-            out.access_mode = AccessMode::kReadWrite;
-        else if (value == "migration")
-            out.access_mode = AccessMode::kMigration;
-        else
+        if (!pick_keyword(kAccessModes, value, out.access_mode))
             return reject(error, MapReason::kBadAccessMode, value);
         return {};
     case kIoMode:
-        if (value == "blockio")
-            out.io_mode = IoMode::kBlockIo;
-        else if (value == "fileio")
-            out.io_mode = IoMode::kFileIo;
-        else
+        if (!pick_keyword(kIoModes, value, out.io_mode))
             return reject(error, MapReason::kBadIoMode, value);
         return {};
     case kInputMode:

@@ -57,14 +57,8 @@
 namespace rnbd::clt {
 
 using cxxrt::Atomic;
-using cxxrt::ByteSpan;
-using cxxrt::ConstByteSpan;
-using cxxrt::Error;
 using cxxrt::Gfp;
 using cxxrt::RefPtr;
-using cxxrt::Result;
-using cxxrt::StringView;
-using cxxrt::u64;
 using cxxrt::sysfs::Input;
 using cxxrt::sysfs::Output;
 namespace err = cxxrt::err;

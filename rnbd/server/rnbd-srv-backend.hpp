@@ -23,10 +23,6 @@
 namespace rnbd::srv {
 
 using cxxrt::Pinned;
-using cxxrt::Result;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
 
 class SessDev;
 

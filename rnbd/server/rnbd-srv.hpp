@@ -38,18 +38,11 @@ namespace rnbd::srv {
 
 using cxxrt::Atomic;
 using cxxrt::Completion;
-using cxxrt::Error;
 using cxxrt::IntrusiveList;
 using cxxrt::ListNode;
 using cxxrt::Mutex;
 using cxxrt::Pinned;
-using cxxrt::Result;
 using cxxrt::SpinLock;
-using cxxrt::StringView;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
 namespace sysfs = cxxrt::sysfs;
 
 inline constexpr cxxrt::size_t kNameSize = 256;  // session names, device names, mapping paths

@@ -22,23 +22,27 @@ constexpr u64 divide_round_up(u64 v, u64 d) { return v / d + (v % d != 0); }  //
 constexpr unsigned popcount(u64 v) { return unsigned(__builtin_popcountll(v)); }
 
 // Checked arithmetic: false on overflow, result untouched.
-template <typename T>
-constexpr bool checked_add(T a, T b, T& out)
+namespace detail {
+template <typename T, typename Overflows>
+constexpr bool checked(T a, T b, T& out, Overflows overflows)
 {
     T r{};
-    if (__builtin_add_overflow(a, b, &r))
+    if (overflows(a, b, &r))
         return false;
     out = r;
     return true;
 }
+}  // namespace detail
+
+template <typename T>
+constexpr bool checked_add(T a, T b, T& out)
+{
+    return detail::checked(a, b, out, [](T x, T y, T* r) { return __builtin_add_overflow(x, y, r); });
+}
 template <typename T>
 constexpr bool checked_mul(T a, T b, T& out)
 {
-    T r{};
-    if (__builtin_mul_overflow(a, b, &r))
-        return false;
-    out = r;
-    return true;
+    return detail::checked(a, b, out, [](T x, T y, T* r) { return __builtin_mul_overflow(x, y, r); });
 }
 
 }  // namespace cxxrt

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cxxrt/kapi-percpu.h>
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
@@ -65,7 +66,7 @@ private:
 };
 
 template <typename T>
-class PerCpu {
+class PerCpu : public NativeOwner<kapi_free_percpu> {
     static_assert(__has_trivial_destructor(T), "per-CPU memory is freed without destructors");
 
 public:
@@ -80,31 +81,12 @@ public:
         return PerCpu(native);
     }
 
-    PerCpu(PerCpu&& other) : native_(exchange(other.native_, nullptr)) {}
-    PerCpu& operator=(PerCpu&& other)
-    {
-        if (this != &other) {
-            reset();
-            native_ = exchange(other.native_, nullptr);
-        }
-        return *this;
-    }
-    PerCpu(const PerCpu&) = delete;
-    PerCpu& operator=(const PerCpu&) = delete;
-    ~PerCpu() { reset(); }
-
-    // Process context.
-    void reset()
-    {
-        if (void* native = exchange(native_, nullptr))
-            kapi_free_percpu(native);
-    }
-    explicit operator bool() const { return native_ != nullptr; }
+    // reset() (and the destructor) in process context.
 
     // Any context: `cpu`'s copy (a possible CPU below nr_cpu_ids()).
-    T& on(unsigned int cpu) const { return *static_cast<T*>(kapi_per_cpu_ptr(native_, cpu)); }
+    T& on(unsigned int cpu) const { return *static_cast<T*>(kapi_per_cpu_ptr(native(), cpu)); }
     // This CPU's copy; the guard proves preemption is off.
-    T& this_cpu(const CpuGuard&) const { return *static_cast<T*>(kapi_this_cpu_ptr(native_)); }
+    T& this_cpu(const CpuGuard&) const { return *static_cast<T*>(kapi_this_cpu_ptr(native())); }
     // Any context: fn(T&) on this CPU's copy with preemption disabled.
     template <typename Fn>
     decltype(auto) with_this_cpu(Fn&& fn) const
@@ -136,8 +118,7 @@ public:
     }
 
 private:
-    explicit PerCpu(void* native) : native_(native) {}
-    void* native_ = nullptr;
+    explicit PerCpu(void* native) : NativeOwner(native) {}
 };
 
 }  // namespace cxxrt

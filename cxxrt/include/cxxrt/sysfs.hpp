@@ -34,6 +34,7 @@
 #include <cxxrt/callback.hpp>
 #include <cxxrt/kapi-sysfs.h>
 #include <cxxrt/lock_class.hpp>
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
 #include <cxxrt/types.hpp>
@@ -188,36 +189,15 @@ enum class Flavour { kDevice, kKobject };
 
 // The kernel attribute group built from a GroupSpec (which must be static).
 // Move-only; constexpr-constructible so a module can keep it in a constinit
-// global and build it in init.
-class Group {
+// global and build it in init. reset() (or the destructor) only after the
+// group was removed from every directory.
+class Group : public NativeOwner<kapi_sysfs_group_free> {
 public:
     constexpr Group() = default;
     static Result<Group> create(const GroupSpec& spec, Flavour flavour);
-    Group(Group&& other) : native_(exchange(other.native_, nullptr)) {}
-    Group& operator=(Group&& other)
-    {
-        if (this != &other) {
-            reset();
-            native_ = exchange(other.native_, nullptr);
-        }
-        return *this;
-    }
-    Group(const Group&) = delete;
-    Group& operator=(const Group&) = delete;
-    ~Group() { reset(); }
-
-    // Only after the group was removed from every directory.
-    void reset()
-    {
-        if (void* native = exchange(native_, nullptr))
-            kapi_sysfs_group_free(native);
-    }
-    explicit operator bool() const { return native_ != nullptr; }
-    void* native() const { return native_; }
 
 private:
-    explicit Group(void* native) : native_(native) {}
-    void* native_ = nullptr;
+    explicit Group(void* native) : NativeOwner(native) {}
 };
 
 class Kobject;
@@ -241,75 +221,35 @@ private:
 };
 
 // /sys/class/<name>. Move-only owner; destroy after its devices.
-class DeviceClass {
+class DeviceClass : public NativeOwner<kapi_class_destroy> {
 public:
     constexpr DeviceClass() = default;
     static Result<DeviceClass> create(const char* name);
-    DeviceClass(DeviceClass&& other) : native_(exchange(other.native_, nullptr)) {}
-    DeviceClass& operator=(DeviceClass&& other)
-    {
-        if (this != &other) {
-            reset();
-            native_ = exchange(other.native_, nullptr);
-        }
-        return *this;
-    }
-    DeviceClass(const DeviceClass&) = delete;
-    DeviceClass& operator=(const DeviceClass&) = delete;
-    ~DeviceClass() { reset(); }
-    void reset()
-    {
-        if (void* native = exchange(native_, nullptr))
-            kapi_class_destroy(native);
-    }
-    explicit operator bool() const { return native_ != nullptr; }
-    void* native() const { return native_; }
 
 private:
-    explicit DeviceClass(void* native) : native_(native) {}
-    void* native_ = nullptr;
+    explicit DeviceClass(void* native) : NativeOwner(native) {}
 };
 
 // A device in a class (device_create). The kernel owns the struct device;
 // this move-only handle unregisters it. `drvdata` is the object the
-// device-flavour group's handlers run on; it must outlive reset().
-class Device {
+// device-flavour group's handlers run on; it must outlive reset(). reset()
+// (or the destructor) removes the device and its files and waits for
+// running show/store calls, so never call it from this device's own store
+// handler unless that handler first called Input::remove_self().
+class Device : public NativeOwner<kapi_device_unregister> {
 public:
     constexpr Device() = default;
     static Result<Device> create(DeviceClass& cls, Device* parent, const char* name, void* drvdata,
                                  const Group* group = nullptr);
-    Device(Device&& other) : native_(exchange(other.native_, nullptr)) {}
-    Device& operator=(Device&& other)
-    {
-        if (this != &other) {
-            reset();
-            native_ = exchange(other.native_, nullptr);
-        }
-        return *this;
-    }
-    Device(const Device&) = delete;
-    Device& operator=(const Device&) = delete;
-    ~Device() { reset(); }
 
-    // Removes the device and its files; waits for running show/store calls,
-    // so never call it from this device's own store handler unless that
-    // handler first called Input::remove_self().
-    void reset()
-    {
-        if (void* native = exchange(native_, nullptr))
-            kapi_device_unregister(native);
-    }
     // More device-flavour groups after creation.
     Result<void> add_group(const Group& group) { return to_result(kapi_sysfs_create_group(kobj(), group.native())); }
     void remove_group(const Group& group) { kapi_sysfs_remove_group(kobj(), group.native()); }
 
-    explicit operator bool() const { return native_ != nullptr; }
-    void* native() const { return native_; }
-    void* kobj() const { return kapi_device_kobj(native_); }
+    void* kobj() const { return kapi_device_kobj(native()); }
 
 private:
-    explicit Device(void* native) : native_(native) {}
-    void* native_ = nullptr;
+    explicit Device(void* native) : NativeOwner(native) {}
 };
 
 // A directory backed by a kobject embedded in a C++ object (pinned). Its

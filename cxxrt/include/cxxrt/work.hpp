@@ -17,6 +17,7 @@
 #include <cxxrt/callback.hpp>
 #include <cxxrt/kapi-wq.h>
 #include <cxxrt/lock_class.hpp>
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/utility.hpp>
 #include "cxxrt-kabi.h"
@@ -107,8 +108,9 @@ inline constexpr unsigned int kSysfs = KABI_WQ_SYSFS;
 inline constexpr int kMaxActive = KABI_WQ_MAX_ACTIVE;
 }  // namespace wq
 
-// Owns one workqueue; move-only. Destroying it drains it (process context).
-class Workqueue {
+// Owns one workqueue; move-only. reset() (or the destructor) drains and
+// frees it (process context, sleeps).
+class Workqueue : public NativeOwner<kapi_destroy_workqueue> {
 public:
     constexpr Workqueue() = default;
     // Process context, may sleep. max_active 0 = the kernel's default.
@@ -119,37 +121,16 @@ public:
             return Error(err::kNoMem);
         return Workqueue(native);
     }
-    Workqueue(Workqueue&& other) : native_(exchange(other.native_, nullptr)) {}
-    Workqueue& operator=(Workqueue&& other)
-    {
-        if (this != &other) {
-            reset();
-            native_ = exchange(other.native_, nullptr);
-        }
-        return *this;
-    }
-    Workqueue(const Workqueue&) = delete;
-    Workqueue& operator=(const Workqueue&) = delete;
-    ~Workqueue() { reset(); }
 
     // Process context, sleeps: waits for everything queued so far.
     void flush()
     {
-        if (native_)
-            kapi_flush_workqueue(native_);
+        if (native())
+            kapi_flush_workqueue(native());
     }
-    // Process context, sleeps: drains and frees the queue.
-    void reset()
-    {
-        if (void* native = exchange(native_, nullptr))
-            kapi_destroy_workqueue(native);
-    }
-    explicit operator bool() const { return native_ != nullptr; }
-    void* native() const { return native_; }
 
 private:
-    explicit Workqueue(void* native) : native_(native) {}
-    void* native_ = nullptr;
+    explicit Workqueue(void* native) : NativeOwner(native) {}
 };
 
 inline bool Work::queue_on(Workqueue& wq) { return kapi_queue_work(wq.native(), storage_) != 0; }

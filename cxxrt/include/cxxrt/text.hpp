@@ -49,36 +49,12 @@ public:
     }
 
     // Decimal, right-aligned in at least `width` columns (printf's %<w>llu).
-    constexpr void append_unsigned(u64 value, size_t width = 0)
-    {
-        char digits[20] = {};
-        size_t count = 0;
-        do {
-            digits[count++] = char('0' + value % 10);
-            value /= 10;
-        } while (value != 0);
-        if (width > count)
-            append_repeated(' ', width - count);
-        while (count > 0)
-            append(digits[--count]);
-    }
+    constexpr void append_unsigned(u64 value, size_t width = 0) { append_decimal(value, false, width); }
 
     constexpr void append_signed(s64 value, size_t width = 0)
     {
         // Negate in unsigned arithmetic so the most negative value survives.
-        u64 magnitude = value < 0 ? u64(0) - u64(value) : u64(value);
-        char digits[21] = {};
-        size_t count = 0;
-        do {
-            digits[count++] = char('0' + magnitude % 10);
-            magnitude /= 10;
-        } while (magnitude != 0);
-        if (value < 0)
-            digits[count++] = '-';
-        if (width > count)
-            append_repeated(' ', width - count);
-        while (count > 0)
-            append(digits[--count]);
+        append_decimal(value < 0 ? u64(0) - u64(value) : u64(value), value < 0, width);
     }
 
     // Lower-case hexadecimal without a prefix, zero-padded to `min_digits`.
@@ -98,6 +74,24 @@ public:
     }
 
 private:
+    // `magnitude` in decimal after a '-' if `negative`, right-aligned in at
+    // least `width` columns.
+    constexpr void append_decimal(u64 magnitude, bool negative, size_t width)
+    {
+        char digits[21] = {};
+        size_t count = 0;
+        do {
+            digits[count++] = char('0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude != 0);
+        if (negative)
+            digits[count++] = '-';
+        if (width > count)
+            append_repeated(' ', width - count);
+        while (count > 0)
+            append(digits[--count]);
+    }
+
     Span<char> storage_;
     size_t length_ = 0;
     bool truncated_ = false;

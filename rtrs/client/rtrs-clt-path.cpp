@@ -212,20 +212,26 @@ void Path::close()
     // Leaving every live state first stops fail() and the work items from
     // starting anything new; then wait for what already runs.
     (void)state_.change(PathState::kClosing);
-    error_work_.cancel_sync();
-    reconnect_work_.cancel_sync();
-    heartbeat_work_.cancel_sync();
     fault_work_.cancel_sync();
-    {
-        cxxrt::MutexGuard guard(control_);
-        teardown();
-        (void)state_.change(PathState::kClosed);
-    }
+    finish_closing();
     // A sysfs "reconnect" that took control_ before us may have queued work.
     error_work_.cancel_sync();
     reconnect_work_.cancel_sync();
     heartbeat_work_.cancel_sync();
     fault_work_.cancel_sync();
+}
+
+// Process context, the path in kClosing (close, sysfs "disconnect"): waits
+// for the error, reconnect and heartbeat work (kClosing starts none anew),
+// then tears the path down under control_ and leaves it kClosed.
+void Path::finish_closing()
+{
+    error_work_.cancel_sync();
+    reconnect_work_.cancel_sync();
+    heartbeat_work_.cancel_sync();
+    cxxrt::MutexGuard guard(control_);
+    teardown();
+    (void)state_.change(PathState::kClosed);
 }
 
 // Process context, control_ held (or the destructor). Idempotent.

@@ -109,6 +109,7 @@ private:
     Result<void> exchange_info();
     Result<void> create_requests();
     void teardown() CXXRT_REQUIRES(control_);
+    void finish_closing();
     void fail_over_requests();
     void finish_request(PathRequest& request, int error);
     void complete_request(const ReceiveDecision& response);

@@ -170,12 +170,7 @@ Result<void> Path::store_disconnect(Input& in)
     if (!state_.change(PathState::kClosing))
         return {};
     cxxrt::log::info("%s: path %s disconnected by the administrator", session_.name(), name_);
-    error_work_.cancel_sync();
-    reconnect_work_.cancel_sync();
-    heartbeat_work_.cancel_sync();
-    cxxrt::MutexGuard guard(control_);
-    teardown();
-    (void)state_.change(PathState::kClosed);
+    finish_closing();
     return {};
 }
 

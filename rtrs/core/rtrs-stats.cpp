@@ -109,7 +109,8 @@ void append_pair_line(TextBuffer& text, u64 first, u64 second)
 // One counter of every CPU on one line: " v0 v1 ..." when the separator
 // comes first (the table of cpu_migration), "v0 v1 ... " otherwise.
 enum class Separator { kBefore, kAfter };
-void append_per_cpu(TextBuffer& text, Span<const ClientCpuStats> per_cpu, u32 ClientCpuStats::*counter,
+template <typename Counter>
+void append_per_cpu(TextBuffer& text, Span<const ClientCpuStats> per_cpu, Counter ClientCpuStats::*counter,
                     Separator separator)
 {
     for (const ClientCpuStats& cpu : per_cpu) {
@@ -363,20 +364,25 @@ size_t format_cpu_migration(Span<const ClientCpuStats> per_cpu, Span<char> out)
     return text.length();
 }
 
-size_t format_cpu_migration_from(Span<const ClientCpuStats> per_cpu, Span<char> out)
+namespace {
+// "v0 v1 ... \n": one counter of every CPU (cpu_migration_from, _to).
+size_t format_per_cpu_line(Span<const ClientCpuStats> per_cpu, u32 ClientCpuStats::*counter, Span<char> out)
 {
     TextBuffer text(out);
-    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_from, Separator::kAfter);
+    append_per_cpu(text, per_cpu, counter, Separator::kAfter);
     text.append('\n');
     return text.length();
+}
+}  // namespace
+
+size_t format_cpu_migration_from(Span<const ClientCpuStats> per_cpu, Span<char> out)
+{
+    return format_per_cpu_line(per_cpu, &ClientCpuStats::migrations_from, out);
 }
 
 size_t format_cpu_migration_to(Span<const ClientCpuStats> per_cpu, Span<char> out)
 {
-    TextBuffer text(out);
-    append_per_cpu(text, per_cpu, &ClientCpuStats::migrations_to, Separator::kAfter);
-    text.append('\n');
-    return text.length();
+    return format_per_cpu_line(per_cpu, &ClientCpuStats::migrations_to, out);
 }
 
 size_t format_sg_entries(Span<const ClientCpuStats> per_cpu, Span<char> out)
@@ -403,10 +409,7 @@ size_t format_sg_entries(Span<const ClientCpuStats> per_cpu, Span<char> out)
         }
     }
     text.append(StringView("\ntotal:", 7));
-    for (const ClientCpuStats& cpu : per_cpu) {
-        text.append(' ');
-        text.append_unsigned(cpu.sg_total);
-    }
+    append_per_cpu(text, per_cpu, &ClientCpuStats::sg_total, Separator::kBefore);
     text.append('\n');
     return text.length();
 }

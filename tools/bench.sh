@@ -8,6 +8,8 @@
 #   bench-<stamp>.jsonl   every fio run (the guest's raw results)
 #   bench-<stamp>.json    the summary          bench-<stamp>.md   the table
 #   bench-<stamp>.png     ratios per workload with their spread (gnuplot)
+#   bench-<stamp>.profile-<stack>-<workload>.txt   with BENCH_PROFILE=1: the
+#                         top symbols of a perf profile (one extra run)
 #   latest.*              copies of the newest run's files
 # Not part of `make check`: figures from this noisy, software-only link are
 # for comparing stacks in the same run, never a pass/fail threshold.
@@ -15,6 +17,10 @@
 # BENCH_ROUNDS (3), BENCH_STACKS ("ours upstream nvmeof"), BENCH_BACKING
 # (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (1),
 # BENCH_RNBD_OPTS; BENCH_SMP (vCPUs, 2);
+# BENCH_PROFILE=1: after the measured rounds, one more run per stack of each
+# workload in BENCH_PROFILE_WORKLOADS (default randread-4k-qd32) under
+# `perf record -a -g -e cpu-clock`; its top 30 symbols are saved and the
+# top 10 printed (that run is not part of any figure);
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
 # before/after ratios of a change from one run.
@@ -26,6 +32,12 @@ tools/setup.sh
 command -v gnuplot >/dev/null ||
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >/dev/null ||
     echo "bench: gnuplot-nox could not be installed; no chart" >&2
+# The profiles need perf (Debian's linux-perf, for the VM's 6.1 kernel); the
+# guest runs the host's through the shared root.
+if [ "${BENCH_PROFILE:-0}" = 1 ] && ! command -v perf >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-perf >/dev/null ||
+        echo "bench: linux-perf could not be installed; no profiles" >&2
+fi
 make --no-print-directory modules >/dev/null
 tools/upstream/build.sh >/dev/null
 out=build/bench
@@ -50,6 +62,12 @@ runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3}
 # 9 workloads x 3 stacks x (ramp + runtime + ~5 s setup) per round, plus fills.
 nstacks=$(echo $stacks | wc -w)
 timeout=$(( rounds * nstacks * 9 * (runtime + 8) + 900 ))
+profile=${BENCH_PROFILE:-0} profile_workloads=${BENCH_PROFILE_WORKLOADS:-randread-4k-qd32}
+if [ "$profile" = 1 ]; then
+    # Per profiled run: a stack up and down, fio, and perf's report of the
+    # call-graph samples (slow under TCG).
+    timeout=$(( timeout + nstacks * ($(wc -w <<< "$profile_workloads") * (runtime + 60) + 30) ))
+fi
 echo "bench: $rounds rounds of ${runtime} s per workload; about $(( (timeout - 900) / 60 + 2 )) min"
 # A kernel warning in the run does not discard the figures (Linux 6.1's own
 # rnbd-client WARNs in bio_put when it completes a polled request from its
@@ -59,6 +77,7 @@ tools/vm/run.sh --timeout "$timeout" --smp "${BENCH_SMP:-2}" --mem 3072 --log "$
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
+       BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log
 case $vm_rc in
@@ -75,5 +94,16 @@ fi
 if command -v gnuplot >/dev/null; then
     gnuplot "$out/bench-$stamp-chart.gp" && echo "chart: $out/bench-$stamp.png"
 fi
+# The profiles (BENCH_PROFILE=1): the guest wrote them next to the results.
+profiles=()
+for f in "$out/bench-$stamp".profile-*.txt; do [ -e "$f" ] && profiles+=("$f"); done
+for f in "${profiles[@]}"; do
+    echo
+    name=${f#"$out/bench-$stamp".profile-}
+    echo "profile ${name%.txt}: top 10 (of 30 in $f)"
+    awk '/^# (fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
+         $1 ~ /^[0-9.]+%$/ && n < 10 { print; n++ }' "$f"
+done
+rm -f "$out"/latest.profile-*.txt
 for f in "$out/bench-$stamp".*; do cp "$f" "$out/latest.${f#"$out/bench-$stamp".}"; done
-echo "saved: $out/bench-$stamp.{jsonl,json,md,png}  (and $out/latest.*)"
+echo "saved: $out/bench-$stamp.{jsonl,json,md,png}${profiles:+ and ${#profiles[@]} profile(s) bench-$stamp.profile-*.txt}  (and $out/latest.*)"

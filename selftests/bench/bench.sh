@@ -28,6 +28,11 @@
 #                   polled workload is recorded as an error where a stack has
 #                   none)
 #   BENCH_RNBD_OPTS extra map_device options for both RNBD stacks
+#   BENCH_PROFILE   1: after the measured rounds, one more run per stack of
+#                   each BENCH_PROFILE_WORKLOADS workload (default
+#                   randread-4k-qd32) under `perf record -a -g -e cpu-clock`;
+#                   its top symbols go to $BENCH_OUT.profile-<stack>-<workload>.txt.
+#                   That run is not part of any figure (nothing in the .jsonl).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . selftests/lib.sh
@@ -53,6 +58,14 @@ all_workloads=(
   "mixed70-4k-qd16 --rw=randrw --rwmixread=70 --bs=4k --iodepth=16"
   "randread-4k-qd1-polled --rw=randread --bs=4k --iodepth=1 --ioengine=io_uring --hipri=1"
 )
+# fio's arguments of a workload name (any of all_workloads), or nothing.
+workload_args() {
+    local w
+    for w in "${all_workloads[@]}"; do
+        [ "${w%% *}" = "$1" ] && { printf '%s\n' "${w#* }"; return 0; }
+    done
+    return 1
+}
 workloads=()
 for w in "${all_workloads[@]}"; do
     if [ -z "${BENCH_WORKLOADS:-}" ] || [[ " $BENCH_WORKLOADS " == *" ${w%% *} "* ]]; then
@@ -150,6 +163,61 @@ stack_down() {
     esac
 }
 
+run_fio() { # device name args... -> fio's JSON on stdout, its errors in /tmp/fio.err
+    local dev=$1 name=$2 ioengine=--ioengine=libaio
+    shift 2
+    [[ $* == *--ioengine=* ]] && ioengine=
+    # shellcheck disable=SC2086
+    fio --name="$name" --filename="$dev" $ioengine --direct=1 --time_based \
+        --ramp_time=2 --runtime="$runtime" --size=1g --output-format=json "$@" 2>/tmp/fio.err
+}
+
+# The profiled run (BENCH_PROFILE=1): the same fio run as a measured one,
+# while the host's perf (the guest sees the host's root: Debian's
+# linux-perf for this kernel) samples every CPU with the cpu-clock software
+# event (TCG has no hardware PMU) and call chains, at 999 Hz so that the
+# sampling stays a small share of an emulated CPU. The report is taken
+# while the stack is still loaded, so /proc/kallsyms names its modules'
+# functions.
+profile_top=30 profile_prefix=${BENCH_OUT:-/results/bench}.profile
+profile_run() { # stack device workload-name -> $BENCH_OUT.profile-<stack>-<workload>.txt
+    local stack=$1 dev=$2 name=$3 args file data=/tmp/bench-perf.data perf_pid json rc
+    file=$profile_prefix-$stack-$name.txt
+    if ! args=$(workload_args "$name"); then
+        echo "# bench: profile: no workload named $name" | tee "$file"
+        return
+    fi
+    echo "# bench: profile $stack $name"
+    perf record -q -a -g -e cpu-clock -F 999 -o $data > /tmp/perf-record.err 2>&1 &
+    perf_pid=$!
+    sleep 1   # perf has opened its events (a missed start falls in fio's ramp)
+    # shellcheck disable=SC2086
+    json=$(run_fio "$dev" "$name" $args)
+    rc=$?
+    kill -TERM $perf_pid   # perf writes its file and exits
+    wait $perf_pid
+    {
+        echo "# $stack, $name: perf record -a -g -e cpu-clock -F 999 over one fio run (ramp included);"
+        echo "# an extra run after the measured rounds, not part of the figures"
+        echo "# fio exit $rc, IOPS $(printf '%s' "$json" | grep -o '"iops" : [0-9.]*' |
+            awk '{ sum += $3 } END { printf "%d", sum }')"
+        if [ -s $data ]; then
+            # The flat list (no call graphs), C++ names demangled, without
+            # the IPC columns this perf adds (always "-": no PMU).
+            perf report -i $data --no-children --sort symbol --demangle-kernel --stdio -g none 2>/dev/null |
+                awk -v top=$profile_top '
+                    /^# (Total Lost Samples|Samples|Event count)/ { print; next }
+                    $1 ~ /^[0-9.]+%$/ && n < top {
+                        sub(/[ \t]+-[ \t]+-[ \t]*$/, ""); sub(/[ \t]+$/, ""); print; n++
+                    }'
+        else
+            echo "# no samples: perf record said:"
+            sed 's/^/#   /' /tmp/perf-record.err
+        fi
+    } > "$file"
+    rm -f $data
+}
+
 cpu_jiffies() { # "busy total" from the aggregate cpu line
     awk '$1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8 + $9; print busy, busy + $5 + $6; exit }' /proc/stat
 }
@@ -174,14 +242,11 @@ for ((round = 0; round < rounds; round++)); do
         io_poll=$(cat "/sys/block/${dev#/dev/}/queue/io_poll" 2>/dev/null || echo 0)
         for w in "${workloads[@]}"; do
             name=${w%% *} args=${w#* }
-            ioengine=--ioengine=libaio
-            [[ $args == *--ioengine=* ]] && ioengine=
             echo "# bench: round $((round + 1)) $stack $name"
             # (no process substitution: the test VM has no /dev/fd)
             set -- $(cpu_jiffies); busy0=$1 total0=$2
             # shellcheck disable=SC2086
-            json=$(fio --name="$name" --filename="$dev" $ioengine --direct=1 --time_based \
-                --ramp_time=2 --runtime="$runtime" --size=1g --output-format=json $args 2>/tmp/fio.err)
+            json=$(run_fio "$dev" "$name" $args)
             rc=$?
             set -- $(cpu_jiffies); busy1=$1 total1=$2
             if [ $rc != 0 ] || [ -z "$json" ]; then
@@ -199,4 +264,22 @@ for ((round = 0; round < rounds; round++)); do
         sleep 1
     done
 done
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+    read -r -a profiled <<< "${BENCH_PROFILE_WORKLOADS:-randread-4k-qd32}"
+    if ! command -v perf >/dev/null; then
+        echo "# bench: profile: no perf on this system (Debian's linux-perf on the host)"
+    else
+        for stack in "${stacks[@]}"; do
+            if ! dev=$(stack_up "$stack"); then
+                for name in "${profiled[@]}"; do
+                    echo "# bench: $stack: could not load or map" | tee "$profile_prefix-$stack-$name.txt"
+                done
+            else
+                for name in "${profiled[@]}"; do profile_run "$stack" "$dev" "$name"; done
+            fi
+            stack_down "$stack" 2>/dev/null
+            sleep 1
+        done
+    fi
+fi
 echo "# bench: results in $out"

@@ -59,9 +59,11 @@ fi
 mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
 runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3}
-# 9 workloads x 3 stacks x (ramp + runtime + ~5 s setup) per round, plus fills.
+# workloads (9 unless BENCH_WORKLOADS names fewer) x stacks x (ramp + runtime
+# + ~5 s setup) per round, plus fills.
 nstacks=$(echo $stacks | wc -w)
-timeout=$(( rounds * nstacks * 9 * (runtime + 8) + 900 ))
+nworkloads=$(echo ${BENCH_WORKLOADS:-} | wc -w); [ "$nworkloads" -gt 0 ] || nworkloads=9
+timeout=$(( rounds * nstacks * nworkloads * (runtime + 8) + 900 ))
 profile=${BENCH_PROFILE:-0} profile_workloads=${BENCH_PROFILE_WORKLOADS:-randread-4k-qd32}
 if [ "$profile" = 1 ]; then
     # Per profiled run: a stack up and down, fio, and perf's report of the

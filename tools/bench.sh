@@ -103,7 +103,7 @@ for f in "${profiles[@]}"; do
     echo
     name=${f#"$out/bench-$stamp".profile-}
     echo "profile ${name%.txt}: top 10 (of 30 in $f)"
-    awk '/^# (fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
+    awk '/^# (perf.fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
          $1 ~ /^[0-9.]+%$/ && n < 10 { print; n++ }' "$f"
 done
 rm -f "$out"/latest.profile-*.txt

@@ -180,26 +180,26 @@ run_fio() { # device name args... -> fio's JSON on stdout, its errors in /tmp/fi
 # while the stack is still loaded, so /proc/kallsyms names its modules'
 # functions.
 profile_top=30 profile_prefix=${BENCH_OUT:-/results/bench}.profile
+export -f run_fio
 profile_run() { # stack device workload-name -> $BENCH_OUT.profile-<stack>-<workload>.txt
-    local stack=$1 dev=$2 name=$3 args file data=/tmp/bench-perf.data perf_pid json rc
+    local stack=$1 dev=$2 name=$3 args file data=/tmp/bench-perf.data json rc
     file=$profile_prefix-$stack-$name.txt
     if ! args=$(workload_args "$name"); then
         echo "# bench: profile: no workload named $name" | tee "$file"
         return
     fi
     echo "# bench: profile $stack $name"
-    perf record -q -a -g -e cpu-clock -F 999 -o $data > /tmp/perf-record.err 2>&1 &
-    perf_pid=$!
-    sleep 1   # perf has opened its events (a missed start falls in fio's ramp)
+    # perf starts fio itself once its events are on (a perf started beside
+    # fio was still loading its 9p-backed binary when the first, short fio
+    # ended) and stops when fio exits: run_fio in a child bash.
     # shellcheck disable=SC2086
-    json=$(run_fio "$dev" "$name" $args)
+    json=$(runtime=$runtime perf record -q -a -g -e cpu-clock -F 999 -o $data -- \
+        bash -c 'run_fio "$@"' run_fio "$dev" "$name" $args 2>/tmp/perf-record.err)
     rc=$?
-    kill -TERM $perf_pid   # perf writes its file and exits
-    wait $perf_pid
     {
-        echo "# $stack, $name: perf record -a -g -e cpu-clock -F 999 over one fio run (ramp included);"
+        echo "# $stack, $name: perf record -a -g -e cpu-clock -F 999 -- fio (one run, ramp included);"
         echo "# an extra run after the measured rounds, not part of the figures"
-        echo "# fio exit $rc, IOPS $(printf '%s' "$json" | grep -o '"iops" : [0-9.]*' |
+        echo "# perf/fio exit $rc, IOPS $(printf '%s' "$json" | grep -o '"iops" : [0-9.]*' |
             awk '{ sum += $3 } END { printf "%d", sum }')"
         if [ -s $data ]; then
             # The flat list (no call graphs), C++ names demangled, without

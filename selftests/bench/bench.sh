@@ -202,20 +202,25 @@ profile_run() { # stack device workload-name -> $BENCH_OUT.profile-<stack>-<work
         echo "# perf/fio exit $rc, IOPS $(printf '%s' "$json" | grep -o '"iops" : [0-9.]*' |
             awk '{ sum += $3 } END { printf "%d", sum }')"
         if [ -s $data ]; then
-            # The flat list (no call graphs), C++ names demangled, without
-            # the IPC columns this perf adds (always "-": no PMU).
+            # The flat list (no call graphs), without the IPC columns this
+            # perf adds (always "-": no PMU). This perf leaves module symbols
+            # mangled even with --demangle-kernel, so c++filt names ours.
             perf report -i $data --no-children --sort symbol --demangle-kernel --stdio -g none 2>/dev/null |
                 awk -v top=$profile_top '
                     /^# (Total Lost Samples|Samples|Event count)/ { print; next }
                     $1 ~ /^[0-9.]+%$/ && n < top {
                         sub(/[ \t]+-[ \t]+-[ \t]*$/, ""); sub(/[ \t]+$/, ""); print; n++
-                    }'
+                    }' | demangle
         else
             echo "# no samples: perf record said:"
             sed 's/^/#   /' /tmp/perf-record.err
         fi
     } > "$file"
     rm -f $data
+}
+
+demangle() { # C++ names in a text stream, or the text as it is without c++filt
+    if command -v c++filt >/dev/null; then c++filt; else cat; fi
 }
 
 cpu_jiffies() { # "busy total" from the aggregate cpu line

@@ -8,7 +8,9 @@ Per stack and workload, over the rounds: median and spread (min-max) of IOPS,
 MB/s, p50/p99/p99.9 completion latency and guest CPU time per IO. The ratios
 ours/upstream and ours/nvmeof are taken within each round (the two stacks ran
 minutes apart in the same VM) and then their median and spread are reported,
-so that a slow round moves both sides of its pair.
+so that a slow round moves both sides of its pair. With a baseline (our
+modules of an earlier commit), the baseline's own ratios against upstream and
+NVMe-oF are reported the same way: the "before" beside ours' "after".
 
 Usage: bench-report.py RESULTS.jsonl OUTPUT_PREFIX
 """
@@ -18,6 +20,8 @@ import sys
 
 STACKS = ("ours", "baseline", "upstream", "nvmeof")
 PEERS = ("upstream", "nvmeof", "baseline")
+# The stacks whose ratios are reported, and the peers each is compared with.
+COMPARED = {"ours": PEERS, "baseline": ("upstream", "nvmeof")}
 
 
 def measure(record):
@@ -79,18 +83,24 @@ def summarize(records):
                 k: spread([f[k] for f in figures]) for k in ("iops", "mbps", "p50_us", "p99_us", "p999_us", "cpu_us_per_io")
             }
             entry["stacks"][s]["failed_rounds"] = sum(1 for f in per_round.values() if f is None)
-        ours = runs.get((w, "ours"), {})
-        for peer in PEERS:
-            theirs = runs.get((w, peer), {})
-            iops, cpu = [], []
-            for rnd in rounds:
-                a, b = ours.get(rnd), theirs.get(rnd)
-                if a and b and b["iops"] > 0:
-                    iops.append(a["iops"] / b["iops"])
-                    cpu.append(a["cpu_us_per_io"] / b["cpu_us_per_io"] if b["cpu_us_per_io"] > 0 else None)
-            entry["ratios"][peer] = {"iops": spread(iops), "cpu_per_io": spread(cpu)}
+        for stack, peers in COMPARED.items():
+            ratios = entry["ratios"] if stack == "ours" else entry.setdefault(stack + "_ratios", {})
+            for peer in peers:
+                ratios[peer] = round_ratios(runs.get((w, stack), {}), runs.get((w, peer), {}), rounds)
         summary["workloads"][w] = entry
     return summary
+
+
+def round_ratios(mine, theirs, rounds):
+    """Median and spread of the per-round ratios of two stacks' IOPS and
+    CPU time per IO."""
+    iops, cpu = [], []
+    for rnd in rounds:
+        a, b = mine.get(rnd), theirs.get(rnd)
+        if a and b and b["iops"] > 0:
+            iops.append(a["iops"] / b["iops"])
+            cpu.append(a["cpu_us_per_io"] / b["cpu_us_per_io"] if b["cpu_us_per_io"] > 0 else None)
+    return {"iops": spread(iops), "cpu_per_io": spread(cpu)}
 
 
 def fmt(s, digits=0):
@@ -102,18 +112,17 @@ def fmt(s, digits=0):
 
 def table_rows(summary):
     header = ["workload", "stack", "IOPS", "MB/s", "p50 us", "p99 us", "p99.9 us", "CPU us/IO",
-              "IOPS vs upstream", "IOPS vs nvmeof", "CPU/IO vs upstream", "IOPS vs baseline", "CPU/IO vs baseline"]
+              "IOPS vs upstream", "IOPS vs nvmeof", "CPU/IO vs upstream", "CPU/IO vs nvmeof",
+              "IOPS vs baseline", "CPU/IO vs baseline"]
     rows = []
     for w, e in summary["workloads"].items():
         for s, f in e["stacks"].items():
             row = [w, s, fmt(f["iops"]), fmt(f["mbps"], 1), fmt(f["p50_us"]), fmt(f["p99_us"]),
-                   fmt(f["p999_us"]), fmt(f["cpu_us_per_io"], 1), "", "", "", "", ""]
-            if s == "ours":
-                row[8] = fmt(e["ratios"]["upstream"]["iops"], 2)
-                row[9] = fmt(e["ratios"]["nvmeof"]["iops"], 2)
-                row[10] = fmt(e["ratios"]["upstream"]["cpu_per_io"], 2)
-                row[11] = fmt(e["ratios"]["baseline"]["iops"], 2)
-                row[12] = fmt(e["ratios"]["baseline"]["cpu_per_io"], 2)
+                   fmt(f["p999_us"]), fmt(f["cpu_us_per_io"], 1)]
+            ratios = e["ratios"] if s == "ours" else e.get(s + "_ratios", {})
+            for kind, peer in (("iops", "upstream"), ("iops", "nvmeof"), ("cpu_per_io", "upstream"),
+                               ("cpu_per_io", "nvmeof"), ("iops", "baseline"), ("cpu_per_io", "baseline")):
+                row.append(fmt(ratios[peer][kind], 2) if peer in ratios else "")
             rows.append(row)
     return header, rows
 
@@ -143,15 +152,19 @@ def drop_empty_columns(header, rows):
     return [header[i] for i in keep], [[r[i] for i in keep] for r in rows]
 
 
+def before_upstream(entry):
+    return entry.get("baseline_ratios", {}).get("upstream", {}).get("iops")
+
+
 def chart(summary, prefix):
     """Data and gnuplot script of the ratio chart (bars = median, whiskers =
     min-max); tools/bench.sh renders it when gnuplot is there."""
     with open(prefix + "-chart.dat", "w") as f:
-        f.write("# workload ours/upstream min max ours/nvmeof min max ours/baseline min max\n")
+        f.write("# workload ours/upstream min max ours/nvmeof min max ours/baseline min max"
+                " baseline/upstream min max\n")
         for w, e in summary["workloads"].items():
             cols = [w]
-            for peer in PEERS:
-                s = e["ratios"][peer]["iops"]
+            for s in [e["ratios"][peer]["iops"] for peer in PEERS] + [before_upstream(e)]:
                 cols += [f"{s['median']:.3f}", f"{s['min']:.3f}", f"{s['max']:.3f}"] if s else ["NaN"] * 3
             f.write(" ".join(cols) + "\n")
     with open(prefix + "-chart.gp", "w") as f:
@@ -161,7 +174,7 @@ set title "ours / peer, IOPS (median of {summary['rounds']} rounds; whiskers: mi
 set style data histogram
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.6 border -1
-set yrange [0:*]
+set yrange [0:*<2]  # a whisker of one broken round would flatten the bars
 set ylabel "ratio"
 set xtics rotate by -30 noenhanced
 set key top left
@@ -170,9 +183,11 @@ set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black"
 set arrow from graph 0, first 1.2 to graph 1, first 1.2 nohead dt 3 lc rgb "dark-green"
 """)
         plots = []
-        for column, peer, title in ((2, "upstream", "ours / upstream RNBD"), (5, "nvmeof", "ours / NVMe-oF RDMA"),
-                                    (8, "baseline", "ours / ours at the baseline commit")):
-            if any(e["ratios"][peer]["iops"] for e in summary["workloads"].values()):
+        for column, series, title in ((2, lambda e: e["ratios"]["upstream"]["iops"], "ours / upstream RNBD"),
+                                      (5, lambda e: e["ratios"]["nvmeof"]["iops"], "ours / NVMe-oF RDMA"),
+                                      (8, lambda e: e["ratios"]["baseline"]["iops"], "ours / ours at the baseline commit"),
+                                      (11, before_upstream, "baseline commit / upstream RNBD (before)")):
+            if any(series(e) for e in summary["workloads"].values()):
                 plots.append(f'"{prefix}-chart.dat" using {column}:{column + 1}:{column + 2}:xtic(1) title "{title}"')
         f.write("plot " + ", \\\n     ".join(plots) + "\n" if plots else "# nothing to plot\n")
 

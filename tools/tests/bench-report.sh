@@ -2,7 +2,8 @@
 # Host test of tools/bench-report.py on synthetic results: medians and
 # min-max spreads per stack, ratios taken within each round (so a slow round
 # moves both sides of its pair), CPU time per IO scaled to the measured part,
-# failed runs named, and the chart script written. TAP output.
+# the baseline's own ratios (the "before"), failed runs named, and the chart
+# script written. TAP output.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -20,6 +21,8 @@ run() { # round stack iops busy_jiffies -> one record, 10 s runtime + 2 s ramp
     run 0 ours 1000 1200; run 0 upstream 500 1200
     run 1 ours 200 1200;  run 1 upstream 150 1200
     run 2 ours 1200 1200; run 2 upstream 600 1200
+    # The baseline runs at half of upstream in every round.
+    run 0 baseline 250 1200; run 1 baseline 75 1200; run 2 baseline 300 1200
     printf '{"round": 0, "stack": "nvmeof", "workload": "w", "error": "could not load or map"}\n'
 } > "$tmp/r.jsonl"
 out=$(python3 "$top/tools/bench-report.py" "$tmp/r.jsonl" "$tmp/rep" 2>&1); rc=$?
@@ -29,6 +32,11 @@ field() { python3 -c "import json,sys; d=json.load(open('$tmp/rep.json')); print
     say ok "median IOPS of ours is 1000" || say "not ok" "median IOPS of ours: $(field 'd["workloads"]["w"]["stacks"]["ours"]["iops"]')"
 r=$(field '"%.2f %.2f %.2f" % tuple(d["workloads"]["w"]["ratios"]["upstream"]["iops"][k] for k in ("median","min","max"))')
 [ "$r" = "2.00 1.33 2.00" ] && say ok "ratios are per-round pairs: 2.00 (1.33-2.00)" || say "not ok" "ratio median/min/max: $r"
+r=$(field '"%.2f %.2f %.2f" % tuple(d["workloads"]["w"]["baseline_ratios"]["upstream"]["iops"][k] for k in ("median","min","max"))')
+[ "$r" = "0.50 0.50 0.50" ] && say ok "the baseline's ratios against upstream are its own: 0.50 (0.50-0.50)" ||
+    say "not ok" "baseline ratio median/min/max: $r"
+grep -q '^| w | baseline | 250 (75-300) |.*| 0.50 (0.50-0.50) |' "$tmp/rep.md" &&
+    say ok "the baseline's row shows its ratio against upstream" || say "not ok" "baseline row: $(grep baseline "$tmp/rep.md")"
 # busy 1200 jiffies over 12 s, 10 s of it measured: 1000 jiffies = 10 s of
 # CPU for 10 * 1000 IOs = 1000 us per IO in round 0.
 c=$(field '"%.0f" % d["workloads"]["w"]["stacks"]["ours"]["cpu_us_per_io"]["min"]')

@@ -1,5 +1,6 @@
-// rtrs-client: module lifecycle and the C++ side of the exported C API
-// (rtrs-clt-export.c forwards each rtrs_client_* function here).
+// rtrs-client: module lifecycle and the exported C API: the rtrs_client_*
+// functions of include/rtrs/rtrs-api.h are defined here (rtrs-clt-export.c
+// exports them, and wraps open and close in the module reference).
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
 #include "rtrs/client/rtrs-clt-upcalls.h"
@@ -108,7 +109,7 @@ extern "C" void rtrs_clt_cxx_close(rtrs_client_session* session) noexcept
     cxxrt::destroy(s);
 }
 
-extern "C" int rtrs_clt_cxx_query(rtrs_client_session* session, rtrs_client_attributes* attributes) noexcept
+extern "C" int rtrs_client_query(rtrs_client_session* session, rtrs_client_attributes* attributes) noexcept
 {
     if (!session || !attributes)
         return -cxxrt::err::kInval;
@@ -116,28 +117,28 @@ extern "C" int rtrs_clt_cxx_query(rtrs_client_session* session, rtrs_client_attr
     return 0;
 }
 
-extern "C" rtrs_client_permit* rtrs_clt_cxx_get_permit(rtrs_client_session* session, rtrs_wait wait) noexcept
+extern "C" rtrs_client_permit* rtrs_client_get_permit(rtrs_client_session* session, rtrs_wait wait) noexcept
 {
     if (!session)
         return nullptr;
     return reinterpret_cast<rtrs_client_permit*>(session_of(session)->get_permit(wait));
 }
 
-extern "C" void rtrs_clt_cxx_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
+extern "C" void rtrs_client_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
 {
     if (session && permit)
         session_of(session)->put_permit(*permit_of(permit));
 }
 
-extern "C" void* rtrs_clt_cxx_permit_header(rtrs_client_permit* permit) noexcept
+extern "C" void* rtrs_client_permit_header(rtrs_client_permit* permit) noexcept
 {
     return permit ? permit_of(permit)->user_header : nullptr;
 }
 
-extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_permit* permit,
-                                    rtrs_direction direction, unsigned int header_length, scatterlist* sg,
-                                    unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
-                                    void* done_context) noexcept
+extern "C" int rtrs_client_request(rtrs_client_session* session, rtrs_client_permit* permit,
+                                   rtrs_direction direction, unsigned int header_length, scatterlist* sg,
+                                   unsigned int sg_count, unsigned int data_length, rtrs_client_done_fn done,
+                                   void* done_context) noexcept
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
@@ -145,11 +146,11 @@ extern "C" int rtrs_clt_cxx_request(rtrs_client_session* session, rtrs_client_pe
                                         done, done_context);
 }
 
-extern "C" int rtrs_clt_cxx_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
-                                           unsigned int poll_queue, rtrs_direction direction,
-                                           unsigned int header_length, scatterlist* sg, unsigned int sg_count,
-                                           unsigned int data_length, rtrs_client_done_fn done,
-                                           void* done_context) noexcept
+extern "C" int rtrs_client_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
+                                          unsigned int poll_queue, rtrs_direction direction,
+                                          unsigned int header_length, scatterlist* sg, unsigned int sg_count,
+                                          unsigned int data_length, rtrs_client_done_fn done,
+                                          void* done_context) noexcept
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
@@ -157,21 +158,21 @@ extern "C" int rtrs_clt_cxx_request_polled(rtrs_client_session* session, rtrs_cl
                                         done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
 }
 
-extern "C" int rtrs_clt_cxx_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept
+extern "C" int rtrs_client_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept
 {
     if (!session)
         return -cxxrt::err::kInval;
     return session_of(session)->poll(poll_queue);
 }
 
-extern "C" int rtrs_clt_cxx_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
+extern "C" int rtrs_client_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
 {
     if (!session)
         return -cxxrt::err::kInval;
     return session_of(session)->set_io_hold_timeout(timeout_ms).to_errno();
 }
 
-extern "C" void rtrs_clt_cxx_abort(rtrs_client_session* session, rtrs_client_permit* permit, int final) noexcept
+extern "C" void rtrs_client_abort(rtrs_client_session* session, rtrs_client_permit* permit, int final) noexcept
 {
     if (session && permit)
         session_of(session)->abort(*permit_of(permit), final != 0);

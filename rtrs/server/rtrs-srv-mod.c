@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rtrs-server: module entry points, parameters, and the exported C API.
- * Every exported function forwards to its C++ implementation (rtrs-srv*.cpp).
+ * rtrs-server: module entry points, parameters, and the exports of the C
+ * API, which the C++ implements (rtrs-srv*.cpp).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -37,40 +37,15 @@ static void __exit rtrs_srv_module_exit(void)
 	rtrs_srv_cxx_exit();
 }
 
-struct rtrs_server_context *rtrs_server_open(const struct rtrs_server_callbacks *callbacks, unsigned short port)
-{
-	return rtrs_srv_cxx_open(callbacks, port);
-}
+/*
+ * Defined in C++ (rtrs-srv.cpp) under their API names; exported here, where
+ * genksyms sees their rtrs-api.h declarations for modversions.
+ */
 EXPORT_SYMBOL_GPL(rtrs_server_open);
-
-void rtrs_server_close(struct rtrs_server_context *context)
-{
-	rtrs_srv_cxx_close(context);
-}
 EXPORT_SYMBOL_GPL(rtrs_server_close);
-
-void rtrs_server_set_session_context(struct rtrs_server_session *session, void *context)
-{
-	rtrs_srv_cxx_set_session_context(session, context);
-}
 EXPORT_SYMBOL_GPL(rtrs_server_set_session_context);
-
-int rtrs_server_session_name(struct rtrs_server_session *session, char *buffer, unsigned int size)
-{
-	return rtrs_srv_cxx_session_name(session, buffer, size);
-}
 EXPORT_SYMBOL_GPL(rtrs_server_session_name);
-
-unsigned int rtrs_server_queue_depth(struct rtrs_server_session *session)
-{
-	return rtrs_srv_cxx_queue_depth(session);
-}
 EXPORT_SYMBOL_GPL(rtrs_server_queue_depth);
-
-void rtrs_server_respond(struct rtrs_server_io *io, int error)
-{
-	rtrs_srv_cxx_respond(io, error);
-}
 EXPORT_SYMBOL_GPL(rtrs_server_respond);
 
 module_init(rtrs_srv_module_init);

@@ -1,5 +1,5 @@
-// rtrs-server module: parameters, lifecycle, and the C API upcalls behind
-// include/rtrs/rtrs-api.h (exported from rtrs-srv-mod.c).
+// rtrs-server module: parameters, lifecycle, and the rtrs_server_*
+// functions of include/rtrs/rtrs-api.h (exported from rtrs-srv-mod.c).
 #include <cxxrt/log.hpp>
 #include <cxxrt/text.hpp>
 #include <cxxrt/module-api.h>
@@ -99,7 +99,7 @@ extern "C" void rtrs_srv_cxx_exit(void) noexcept
     log::info("unloaded");
 }
 
-extern "C" rtrs_server_context* rtrs_srv_cxx_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
+extern "C" rtrs_server_context* rtrs_server_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
 {
     if (!callbacks || !callbacks->io)
         return reinterpret_cast<rtrs_server_context*>(long(-err::kInval));
@@ -114,19 +114,19 @@ extern "C" rtrs_server_context* rtrs_srv_cxx_open(const rtrs_server_callbacks* c
     return reinterpret_cast<rtrs_server_context*>(context);
 }
 
-extern "C" void rtrs_srv_cxx_close(rtrs_server_context* handle) noexcept
+extern "C" void rtrs_server_close(rtrs_server_context* handle) noexcept
 {
     auto* context = reinterpret_cast<Context*>(handle);
     context->shut_down();
     destroy(context);
 }
 
-extern "C" void rtrs_srv_cxx_set_session_context(rtrs_server_session* handle, void* user_context) noexcept
+extern "C" void rtrs_server_set_session_context(rtrs_server_session* handle, void* user_context) noexcept
 {
     reinterpret_cast<Session*>(handle)->user_context = user_context;
 }
 
-extern "C" int rtrs_srv_cxx_session_name(rtrs_server_session* handle, char* buffer, unsigned int size) noexcept
+extern "C" int rtrs_server_session_name(rtrs_server_session* handle, char* buffer, unsigned int size) noexcept
 {
     if (!size)
         return -err::kInval;
@@ -135,12 +135,12 @@ extern "C" int rtrs_srv_cxx_session_name(rtrs_server_session* handle, char* buff
     return int(text.length());
 }
 
-extern "C" unsigned int rtrs_srv_cxx_queue_depth(rtrs_server_session*) noexcept
+extern "C" unsigned int rtrs_server_queue_depth(rtrs_server_session*) noexcept
 {
     return params().queue_depth;
 }
 
-extern "C" void rtrs_srv_cxx_respond(rtrs_server_io* handle, int error) noexcept
+extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
 {
     auto* io = reinterpret_cast<ServerIo*>(handle);
     io->path->respond(*io, error);

@@ -26,8 +26,6 @@ using cxxrt::u8;
 
 inline constexpr u8 kVersionMajor = 2;
 inline constexpr u8 kVersionMinor = 0;
-// Default TCP-style port number the RTRS server listens on for RNBD.
-inline constexpr u16 kDefaultPort = 1234;
 // Length of the fixed device-path field of OPEN (the kernel's NAME_MAX).
 inline constexpr u32 kNameMax = 255;
 inline constexpr u32 kSectorShift = 9;

@@ -7,6 +7,7 @@
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/kapi.h>
 #include <cxxrt/new.hpp>
+#include <cxxrt/unique_ptr.hpp>
 #include <cxxrt/utility.hpp>
 
 namespace cxxrt {
@@ -130,10 +131,8 @@ private:
 template <typename T, typename... Args>
 Result<RefPtr<T>> make_ref(Gfp gfp, Args&&... args)
 {
-    T* object = allocate<T>(gfp, forward<Args>(args)...);
-    if (!object)
-        return Error(err::kNoMem);
-    return RefPtr<T>(Adopt::kAdopt, object);
+    auto object = CXXRT_TRY(make_unique<T>(gfp, forward<Args>(args)...));
+    return RefPtr<T>(Adopt::kAdopt, object.release());
 }
 
 }  // namespace cxxrt

@@ -31,10 +31,7 @@ namespace rtrs {
 using cxxrt::Result;
 using cxxrt::Span;
 using cxxrt::StringView;
-using cxxrt::size_t;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 // RTRS's default service port (RTRS_PORT in the wire protocol).
 inline constexpr u16 kDefaultPort = 1234;

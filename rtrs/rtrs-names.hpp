@@ -14,10 +14,7 @@ namespace rtrs {
 using cxxrt::Error;
 using cxxrt::Gfp;
 using cxxrt::Result;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 using cxxrt::UniquePtr;
 
 }  // namespace rtrs

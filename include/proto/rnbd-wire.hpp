@@ -19,10 +19,7 @@ namespace rnbd::wire {
 using cxxrt::le16;
 using cxxrt::le32;
 using cxxrt::le64;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 inline constexpr u8 kVersionMajor = 2;
 inline constexpr u8 kVersionMinor = 0;

@@ -23,10 +23,7 @@ namespace rtrs::wire {
 using cxxrt::le16;
 using cxxrt::le32;
 using cxxrt::le64;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 // ---------------------------------------------------------------------------
 // Protocol constants

@@ -14,9 +14,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 using BioOp = Op;
 

@@ -21,8 +21,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u32;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 class Disk : cxxrt::Pinned {
 public:

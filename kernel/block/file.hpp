@@ -14,8 +14,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u32;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 class File : cxxrt::Pinned {
 public:

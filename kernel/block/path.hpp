@@ -14,7 +14,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u32;
+using namespace cxxrt::integers;
 
 class Path : cxxrt::Pinned {
 public:

@@ -8,7 +8,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u32;
+using namespace cxxrt::integers;
 
 // enum hctx_type (checked against the kernel's in kernel/block/kapi-blk.c).
 enum class QueueType : u32 {

@@ -10,9 +10,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 struct RequestInfo {
     Op op;  // the kernel's req_op(), possibly one not named in Op

@@ -18,9 +18,7 @@
 
 namespace rnbd::block {
 
-using cxxrt::size_t;
-using cxxrt::u32;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 struct TagSetShape {
     u32 hardware_queues;  // all of them, polled ones included

@@ -25,11 +25,7 @@ using cxxrt::ConstByteSpan;
 using cxxrt::Error;
 using cxxrt::Result;
 using cxxrt::Span;
-using cxxrt::size_t;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 // Converts between host order and the big-endian bit pattern the verbs
 // carry an immediate in (both directions are the same swap).

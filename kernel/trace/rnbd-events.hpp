@@ -16,10 +16,7 @@ namespace ktrace {
 
 namespace rnbd_srv {
 
-using cxxrt::u8;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 enum class Direction : u8 { kRead = RNBD_TRACE_DIR_READ, kWrite = RNBD_TRACE_DIR_WRITE };
 
@@ -53,8 +50,7 @@ inline void process_rdma(const char* session, Direction direction, u8 version, u
 
 namespace rnbd_clt {
 
-using cxxrt::u8;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 
 // Process context. error: 0 or the map's negative errno.
 inline void map_device(const char* session, const char* path, const char* disk, u8 access_mode, u64 sectors,

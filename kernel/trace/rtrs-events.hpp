@@ -42,8 +42,7 @@ inline void path_event(PathEvent event, const char* path, int state, int attempt
 
 namespace ktrace::rtrs_srv {
 
-using cxxrt::u32;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 // Whether anyone listens to send_io_resp_imm (any context).
 inline bool send_io_resp_imm_enabled() { return kapi_trace_send_io_resp_imm_enabled(); }

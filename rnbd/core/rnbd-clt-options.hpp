@@ -22,13 +22,9 @@
 namespace rnbd::clt {
 
 using cxxrt::Result;
-using cxxrt::s32;
-using cxxrt::size_t;
+using namespace cxxrt::integers;
 using cxxrt::Span;
 using cxxrt::StringView;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u8;
 
 // Upstream keeps its maps in a six-entry array.
 inline constexpr size_t kMaxPaths = 6;

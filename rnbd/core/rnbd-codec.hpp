@@ -29,12 +29,8 @@ using cxxrt::ByteSpan;
 using cxxrt::ConstByteSpan;
 using cxxrt::Error;
 using cxxrt::Result;
-using cxxrt::size_t;
+using namespace cxxrt::integers;
 using cxxrt::StringView;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
 
 }  // namespace rnbd
 

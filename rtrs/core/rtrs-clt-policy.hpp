@@ -21,10 +21,7 @@ namespace rtrs::clt {
 using cxxrt::Result;
 using cxxrt::Span;
 using cxxrt::StringView;
-using cxxrt::size_t;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 enum class PathPolicy : u8 {
     kRoundRobin = 0,

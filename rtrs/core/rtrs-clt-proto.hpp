@@ -26,8 +26,7 @@
 
 namespace rtrs::clt {
 
-using cxxrt::u32;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 // CON_RSP bounds of this client (Documentation/protocol.md "What the client
 // checks"). Queue depth: upstream servers default to 512; every request

@@ -32,12 +32,9 @@
 namespace rtrs {
 
 using cxxrt::Result;
-using cxxrt::s32;
-using cxxrt::size_t;
+using namespace cxxrt::integers;
 using cxxrt::Span;
 using cxxrt::StringView;
-using cxxrt::u32;
-using cxxrt::u64;
 
 enum class Direction : unsigned char { kRead = 0, kWrite = 1 };
 

@@ -5,6 +5,9 @@
 
 namespace cxxrt {
 
+// In a namespace of their own so that a header brings all of them in with one
+// `using namespace cxxrt::integers;` (inline: cxxrt::u32 names them as well).
+inline namespace integers {
 using u8 = __UINT8_TYPE__;
 using u16 = __UINT16_TYPE__;
 using u32 = __UINT32_TYPE__;
@@ -17,6 +20,7 @@ using size_t = __SIZE_TYPE__;
 using ssize_t = __PTRDIFF_TYPE__;
 using uintptr_t = __UINTPTR_TYPE__;
 using nullptr_t = decltype(nullptr);
+}  // namespace integers
 
 template <typename T> struct NumericLimits;
 template <> struct NumericLimits<u8> { static constexpr u8 max = __UINT8_MAX__; };

@@ -25,12 +25,8 @@
 
 namespace fuzz {
 
-using cxxrt::size_t;
+using namespace cxxrt::integers;
 using cxxrt::StringView;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u64;
-using cxxrt::u8;
 
 [[noreturn]] inline void violated(const char* file, int line, const char* condition)
 {

@@ -23,7 +23,7 @@
 namespace {
 
 using namespace cxxrt::parse;
-using cxxrt::s64;
+using namespace cxxrt::integers;
 using fuzz::size_t;
 using fuzz::StringView;
 using fuzz::u64;

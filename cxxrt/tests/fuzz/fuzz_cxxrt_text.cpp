@@ -17,7 +17,7 @@
 
 namespace {
 
-using cxxrt::s64;
+using namespace cxxrt::integers;
 using cxxrt::TextBuffer;
 using fuzz::size_t;
 using fuzz::u64;

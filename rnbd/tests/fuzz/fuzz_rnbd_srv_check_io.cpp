@@ -20,10 +20,7 @@
 namespace {
 
 using namespace rnbd;
-using cxxrt::u16;
-using cxxrt::u32;
-using cxxrt::u8;
-using cxxrt::u64;
+using namespace cxxrt::integers;
 using wire::IoOp;
 namespace err = cxxrt::err;
 

@@ -9,8 +9,7 @@
 #include "cxxrt/tests/fuzz/fuzz-support.hpp"
 
 using namespace rtrs::srv;
-using cxxrt::u16;
-using cxxrt::u8;
+using namespace cxxrt::integers;
 
 namespace {
 

@@ -240,18 +240,6 @@ Result<void> Session::close_device(u32 remote_id)
     return send(RTRS_WRITE, ConstByteSpan(message, length), ByteSpan());
 }
 
-void Session::attach(Device& device)
-{
-    cxxrt::MutexGuard guard(lock_);
-    devices_.push_back(device);
-}
-
-void Session::detach(Device& device)
-{
-    cxxrt::MutexGuard guard(lock_);
-    devices_.remove(device);
-}
-
 // KAPI: process context (an RTRS work item, under the RTRS session's setup
 // lock: events arrive in order). Only records the event (atomics) and
 // queues the work: the re-OPEN waits for the server, which must not block

@@ -201,18 +201,6 @@ RefPtr<Session> Client::find_session(StringView name)
     return nullptr;
 }
 
-void Client::add_session(Session& session)
-{
-    cxxrt::MutexGuard guard(sessions_lock_);
-    sessions_.push_back(session);
-}
-
-void Client::remove_session(Session& session)
-{
-    cxxrt::MutexGuard guard(sessions_lock_);
-    sessions_.remove(session);
-}
-
 // ---- links under .../devices/ ------------------------------------------------------
 
 Result<void> Client::link_device(const char* kernel_name, const char* class_name, sysfs::KobjRef target,

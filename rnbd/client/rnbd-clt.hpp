@@ -245,8 +245,8 @@ public:
     cxxrt::Result<codec::OpenRspFields> open_device(cxxrt::StringView path, AccessMode access, IoMode io_mode);
     cxxrt::Result<void> close_device(u32 remote_id);
 
-    void attach(Device& device);
-    void detach(Device& device);
+    void attach(Device& device) { cxxrt::MutexGuard guard(lock_); devices_.push_back(device); }
+    void detach(Device& device) { cxxrt::MutexGuard guard(lock_); devices_.remove(device); }
 
     const char* name() const { return name_; }
     rtrs_client_session* rtrs() const { return rtrs_; }
@@ -305,8 +305,8 @@ public:
 
     // Registry of sessions (used by Session).
     RefPtr<Session> find_session(cxxrt::StringView name);
-    void add_session(Session& session);
-    void remove_session(Session& session);
+    void add_session(Session& session) { cxxrt::MutexGuard guard(sessions_lock_); sessions_.push_back(session); }
+    void remove_session(Session& session) { cxxrt::MutexGuard guard(sessions_lock_); sessions_.remove(session); }
 
     // Device side (used by Device).
     int major() const { return major_.number(); }

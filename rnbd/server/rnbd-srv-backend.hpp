@@ -11,6 +11,7 @@
 // on the kind fixed at open to the final classes, direct calls.
 #pragma once
 
+#include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/work.hpp>
 #include <proto/rnbd-wire.hpp>
@@ -72,8 +73,14 @@ public:
     // Control plane (process context).
     // Closes the object and frees this backend.
     virtual void release() = 0;
-    // The OPEN_RSP limits of this object.
-    virtual void fill_open_rsp(codec::OpenRspFields& rsp) const = 0;
+    // What OPEN_RSP says of this object: its size and limits.
+    void fill_open_rsp(codec::OpenRspFields& rsp) const
+    {
+        rsp.nsectors = sectors();
+        rsp.max_write_zeroes_sectors = max_write_zeroes_sectors_;
+        rsp.logical_block_size = u16(logical_block_size_);
+        fill_limits(rsp);
+    }
     // How IO is served, for the log ("blockio", "fileio (direct writes)", ...).
     virtual const char* io_mode_name() const = 0;
     // The block device opened as such (devices/<name>/block_dev links to
@@ -83,6 +90,9 @@ public:
 protected:
     explicit Backend(Kind kind) : kind_(kind) {}
     ~Backend() = default;
+
+    // The rest of OPEN_RSP's limits, which depend on the kind of object.
+    virtual void fill_limits(codec::OpenRspFields& rsp) const = 0;
 
     u32 logical_block_size_ = wire::kSectorSize;
     u32 max_write_zeroes_sectors_ = 0;
@@ -105,8 +115,7 @@ public:
     explicit BlockBackend(Private) : Backend(Kind::kBlockDevice) {}
     ~BlockBackend() = default;
 
-    void release() override;
-    void fill_open_rsp(codec::OpenRspFields& rsp) const override;
+    void release() override { cxxrt::destroy(this); }
     const char* io_mode_name() const override { return "blockio"; }
     const block::BlockDevice* block_device() const override { return &device_; }
 
@@ -114,6 +123,8 @@ public:
     u64 sectors() const { return device_.sectors(); }
 
 private:
+    void fill_limits(codec::OpenRspFields& rsp) const override;
+
     block::BlockDevice device_;
 };
 
@@ -129,8 +140,7 @@ public:
     explicit FileBackend(Private) : Backend(Kind::kFile) {}
     ~FileBackend() = default;
 
-    void release() override;
-    void fill_open_rsp(codec::OpenRspFields& rsp) const override;
+    void release() override { cxxrt::destroy(this); }
     const char* io_mode_name() const override
     {
         return can_direct_ ? "fileio (direct writes)" : "fileio (buffered writes)";
@@ -140,6 +150,7 @@ public:
     u64 sectors() const { return file_.size() >> wire::kSectorShift; }
 
 private:
+    void fill_limits(codec::OpenRspFields& rsp) const override;
     // The IO, synchronously: 0 or -errno.
     int serve(const codec::IoFields& fields, void* data);
 

@@ -201,11 +201,10 @@ Result<void> copy_file_export_dir(Span<char> out)
     return text.truncated() ? Result<void>(Error(err::kNameTooLong)) : Result<void>();
 }
 
-}  // namespace rnbd::srv
+namespace {
 
-extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage, unsigned int size) noexcept
+int set_file_export_dir(const char* value, char* storage, unsigned int size)
 {
-    using namespace rnbd::srv;
     auto checked = policy::check_file_export_dir(StringView(value));
     if (checked.is_error())
         return checked.to_errno();
@@ -231,9 +230,8 @@ extern "C" int rnbd_srv_cxx_set_file_export_dir(const char* value, char* storage
     return 0;
 }
 
-extern "C" int rnbd_srv_cxx_set_dev_search_path(const char* value, char* storage, unsigned int size) noexcept
+int set_dev_search_path(const char* value, char* storage, unsigned int size)
 {
-    using namespace rnbd::srv;
     auto checked = policy::check_dev_search_path(StringView(value));
     if (checked.is_error()) {
         log::err("dev_search_path refused: not an absolute path below PATH_MAX bytes");
@@ -245,4 +243,21 @@ extern "C" int rnbd_srv_cxx_set_dev_search_path(const char* value, char* storage
     copy_bytes(storage, value, length);
     storage[length] = '\0';
     return 0;
+}
+
+}  // namespace
+
+}  // namespace rnbd::srv
+
+extern "C" int rnbd_srv_cxx_set_path_param(const char* name, const char* value, char* storage,
+                                           unsigned int size) noexcept
+{
+    using namespace rnbd::srv;
+    // A built-in module's names carry its prefix ("rnbd_server.").
+    const StringView parameter(name);
+    if (parameter.ends_with("file_export_dir"))
+        return set_file_export_dir(value, storage, size);
+    if (parameter.ends_with("dev_search_path"))
+        return set_dev_search_path(value, storage, size);
+    return -err::kInval;
 }

@@ -15,35 +15,38 @@ namespace {
 
 using wire::IoOp;
 
-// The block-layer op of an RNBD IO, as Linux's server maps it: a flush is
-// an empty write with a preflush; SYNC and FUA carry over. Ops past write
-// zeroes were refused before (policy::check_io).
+// The block-layer op of each RNBD op, as Linux's server maps them: a flush
+// is an empty write with a preflush. In wire order, so the op indexes it.
+struct OpMapping {
+    IoOp rnbd;
+    block::BioOpFlags bio;
+};
+constexpr OpMapping kBioOps[] = {
+    {IoOp::kRead, {block::BioOp::kRead}},
+    {IoOp::kWrite, {block::BioOp::kWrite}},
+    {IoOp::kFlush, {block::BioOp::kWrite, block::bio_flag::kPreflush}},
+    {IoOp::kDiscard, {block::BioOp::kDiscard}},
+    {IoOp::kSecureErase, {block::BioOp::kSecureErase}},
+    {IoOp::kWriteZeroes, {block::BioOp::kWriteZeroes}},
+};
+
+constexpr bool in_wire_order()
+{
+    u32 index = 0;
+    for (const OpMapping& mapping : kBioOps)
+        if (u32(mapping.rnbd) != index++)
+            return false;
+    return index == wire::kIoOpCount;
+}
+static_assert(in_wire_order());
+
+// SYNC and FUA carry over. Ops past write zeroes were refused before
+// (policy::check_io); refused here too, should one get this far.
 Result<block::BioOpFlags> bio_op(IoOp op, u32 rnbd_flags)
 {
-    block::BioOpFlags bio;
-    switch (op) {
-    case IoOp::kRead:
-        bio.op = block::BioOp::kRead;
-        break;
-    case IoOp::kWrite:
-        bio.op = block::BioOp::kWrite;
-        break;
-    case IoOp::kFlush:
-        bio.op = block::BioOp::kWrite;
-        bio.flags = block::bio_flag::kPreflush;
-        break;
-    case IoOp::kDiscard:
-        bio.op = block::BioOp::kDiscard;
-        break;
-    case IoOp::kSecureErase:
-        bio.op = block::BioOp::kSecureErase;
-        break;
-    case IoOp::kWriteZeroes:
-        bio.op = block::BioOp::kWriteZeroes;
-        break;
-    default:
+    if (u32(op) >= wire::kIoOpCount)
         return Error(err::kOpNotSupp);
-    }
+    block::BioOpFlags bio = kBioOps[u32(op)].bio;
     if (rnbd_flags & wire::kIoFlagSync)
         bio.flags |= block::bio_flag::kSync;
     if (rnbd_flags & wire::kIoFlagFua)
@@ -73,13 +76,8 @@ Result<BlockBackend*> BlockBackend::open(u32 device_number, bool writable, const
     return backend.release();
 }
 
-void BlockBackend::release() { destroy(this); }
-
-void BlockBackend::fill_open_rsp(codec::OpenRspFields& rsp) const
+void BlockBackend::fill_limits(codec::OpenRspFields& rsp) const
 {
-    rsp.nsectors = sectors();
-    rsp.max_write_zeroes_sectors = max_write_zeroes_sectors_;
-    rsp.logical_block_size = u16(logical_block_size_);
     rsp.physical_block_size = u16(device_.physical_block_size());
     rsp.max_segments = u16(min(device_.max_segments(), 0xffffu));
     rsp.max_hw_sectors = device_.max_hw_sectors();

@@ -39,16 +39,11 @@ Result<FileBackend*> FileBackend::open(const block::Path& path, bool writable, b
     return backend.release();
 }
 
-void FileBackend::release() { destroy(this); }
-
-void FileBackend::fill_open_rsp(codec::OpenRspFields& rsp) const
+// No WRITE_ZEROES (fallocate ranges are not served as write-zeroes). Writes
+// that do not bypass the page cache are made durable by flush (fsync) and
+// FUA (fsync of the range).
+void FileBackend::fill_limits(codec::OpenRspFields& rsp) const
 {
-    rsp.nsectors = sectors();
-    // None offered (fallocate ranges are not served as write-zeroes).
-    rsp.max_write_zeroes_sectors = max_write_zeroes_sectors_;
-    // Writes that do not bypass the page cache are made durable by flush
-    // (fsync) and FUA (fsync of the range).
-    rsp.logical_block_size = u16(logical_block_size_);
     rsp.physical_block_size = u16(logical_block_size_);
     rsp.max_segments = kFileMaxSegments;
     rsp.max_hw_sectors = kFileMaxHwSectors;

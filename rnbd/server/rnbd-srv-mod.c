@@ -14,26 +14,28 @@ static ushort port_nr = 1234;
 module_param(port_nr, ushort, 0444);
 MODULE_PARM_DESC(port_nr, "Port the RTRS server listens on (default 1234, 1..65535)");
 
-/* Both path parameters read back as their buffer (the parameter's arg). */
+/*
+ * Both path parameters: C++ checks a new value and copies it into the
+ * parameter's buffer (its arg, PATH_MAX bytes), which reads back as it is.
+ */
+static int path_param_set(const char *value, const struct kernel_param *kp)
+{
+	return rnbd_srv_cxx_set_path_param(kp->name, value, kp->arg, PATH_MAX);
+}
+
 static int path_param_get(char *buffer, const struct kernel_param *kp)
 {
 	return scnprintf(buffer, PAGE_SIZE, "%s\n", (const char *)kp->arg);
 }
 
-/* The dev_search_path parameter's value; fixed after load (mode 0444). */
-static char search_path[PATH_MAX] = "/";
-
-static int search_path_param_set(const char *value, const struct kernel_param *kp)
-{
-	return rnbd_srv_cxx_set_dev_search_path(value, search_path, sizeof(search_path));
-}
-
-static const struct kernel_param_ops search_path_param_ops = {
-	.set = search_path_param_set,
+static const struct kernel_param_ops path_param_ops = {
+	.set = path_param_set,
 	.get = path_param_get,
 };
 
-module_param_cb(dev_search_path, &search_path_param_ops, search_path, 0444);
+/* The dev_search_path parameter's value; fixed after load (mode 0444). */
+static char search_path[PATH_MAX] = "/";
+module_param_cb(dev_search_path, &path_param_ops, search_path, 0444);
 MODULE_PARM_DESC(dev_search_path,
 		 "Directory prepended to the device path a client maps; %SESSNAME% in it stands for the session name (default /; an absolute path below PATH_MAX bytes)");
 
@@ -44,18 +46,7 @@ const char *rnbd_srv_dev_search_path(void)
 
 /* The file_export_dir parameter's value: empty (file export off) or a directory. */
 static char file_export_dir[PATH_MAX];
-
-static int file_export_dir_param_set(const char *value, const struct kernel_param *kp)
-{
-	return rnbd_srv_cxx_set_file_export_dir(value, file_export_dir, sizeof(file_export_dir));
-}
-
-static const struct kernel_param_ops file_export_dir_param_ops = {
-	.set = file_export_dir_param_set,
-	.get = path_param_get,
-};
-
-module_param_cb(file_export_dir, &file_export_dir_param_ops, file_export_dir, 0644);
+module_param_cb(file_export_dir, &path_param_ops, file_export_dir, 0644);
 MODULE_PARM_DESC(file_export_dir,
 		 "Directory whose regular files (disk images) may be exported; empty (default): block devices only. "
 		 "An absolute path to an existing directory; a file is served only if its resolved path stays inside it");

@@ -25,21 +25,17 @@ const char *rnbd_srv_file_export_dir(void) KAPI_NOEXCEPT;
 void rnbd_srv_params_lock(void) KAPI_NOEXCEPT;
 void rnbd_srv_params_unlock(void) KAPI_NOEXCEPT;
 /*
- * The file_export_dir setter's logic (C++): checks `value` (empty, or an
- * absolute path naming an existing directory) and copies it into `storage`
- * of `size` bytes without a trailing newline; `storage` is left alone on an
- * error. 0 or -EINVAL, -ENAMETOOLONG, -ENOENT, -ENOTDIR, ... Runs with the
- * parameter lock held (or at load, before rnbd_srv_cxx_init). KAPI: process
- * context, sleeps.
+ * The setter of the path parameters (C++), `name` the parameter's
+ * (kernel_param.name: dev_search_path, file_export_dir): checks `value`
+ * and copies it into `storage` of `size` bytes without a trailing newline;
+ * `storage` is left alone on an error.
+ *   dev_search_path: an absolute path below PATH_MAX bytes. 0 or -EINVAL.
+ *   file_export_dir: empty, or an absolute path naming an existing
+ *   directory. 0 or -EINVAL, -ENAMETOOLONG, -ENOENT, -ENOTDIR, ...
+ * Runs with the parameter lock held (or at load, before rnbd_srv_cxx_init).
+ * KAPI: process context, sleeps.
  */
-int rnbd_srv_cxx_set_file_export_dir(const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
-/*
- * The dev_search_path setter's logic (C++): checks `value` (an absolute
- * path below PATH_MAX bytes, one trailing newline allowed) and copies it
- * into `storage` of `size` bytes without the newline; `storage` is left
- * alone on an error. 0 or -EINVAL. KAPI: at load, process context.
- */
-int rnbd_srv_cxx_set_dev_search_path(const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
+int rnbd_srv_cxx_set_path_param(const char *name, const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
 /* The allow_realtime_ioprio parameter. KAPI: any context. */
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
 /*

@@ -94,6 +94,10 @@ public:
     {
         return prefix.length_ <= length_ && substring(0, prefix.length_) == prefix;
     }
+    constexpr bool ends_with(StringView suffix) const
+    {
+        return suffix.length_ <= length_ && substring(length_ - suffix.length_) == suffix;
+    }
     // Index of the first occurrence of c, or length() when absent.
     constexpr size_t find(char c) const
     {

@@ -82,6 +82,9 @@ TEST(StringView, Basics)
     cxxrt::StringView s("path=ip:192.0.2.1");
     EXPECT_EQ(s.find('='), 4u);
     EXPECT_TRUE(s.starts_with("path"));
+    EXPECT_TRUE(s.ends_with(".1"));
+    EXPECT_FALSE(s.ends_with("2.1."));
+    EXPECT_FALSE(cxxrt::StringView("1").ends_with("2.1"));
     EXPECT_TRUE(s.substring(5) == "ip:192.0.2.1");
     EXPECT_TRUE(s.substring(100).is_empty());
     EXPECT_FALSE(s.contains('@'));

@@ -18,13 +18,27 @@ Result<SockAddr> SockAddr::from(const kapi_rdma_addr& addr)
     return result;
 }
 
-Result<SockAddr> SockAddr::ipv4(const u8 (&bytes)[4], u16 port)
+Result<SockAddr> SockAddr::from_parts(u32 family, const u8 (&bytes)[16], u32 scope_id, u16 port)
 {
     kapi_rdma_addr addr{};
-    addr.family = KAPI_RDMA_AF_INET;
+    addr.family = family;
+    addr.scope_id = scope_id;
     addr.port = port;
-    cxxrt::copy_bytes(addr.bytes, bytes, 4);
+    cxxrt::copy_bytes(addr.bytes, bytes, sizeof(addr.bytes));
     return from(addr);
+}
+
+Result<SockAddr> SockAddr::any_ipv6(u16 port)
+{
+    const u8 unspecified[16] = {};
+    return from_parts(KAPI_RDMA_AF_INET6, unspecified, 0, port);
+}
+
+Result<SockAddr> SockAddr::ipv4(const u8 (&bytes)[4], u16 port)
+{
+    u8 padded[16] = {};
+    cxxrt::copy_bytes(padded, bytes, sizeof(bytes));
+    return from_parts(KAPI_RDMA_AF_INET, padded, 0, port);
 }
 
 SockAddr SockAddr::copy_of(const void* sockaddr)

@@ -191,7 +191,13 @@ class SockAddr {
 public:
     SockAddr() { cxxrt::fill_bytes(storage_, 0, sizeof(storage_)); }
     static Result<SockAddr> from(const kapi_rdma_addr& addr);
+    // An address as the RTRS parsers give it: `family` one of
+    // rtrs::AddressFamily's values, `bytes` in network order, `scope_id`
+    // the IPv6 link-local interface (else 0), `port` in host order.
+    static Result<SockAddr> from_parts(u32 family, const u8 (&bytes)[16], u32 scope_id, u16 port);
     static Result<SockAddr> ipv4(const u8 (&bytes)[4], u16 port);
+    // The IPv6 wildcard, which accepts IPv4 clients too (dual stack).
+    static Result<SockAddr> any_ipv6(u16 port);
     // Copies an address the CM holds (e.g. kapi_rdma_cm_id_src_sockaddr).
     static SockAddr copy_of(const void* sockaddr);
     Result<kapi_rdma_addr> to_addr() const;

@@ -13,12 +13,7 @@ namespace {
 
 Result<ib::SockAddr> to_sockaddr(const rtrs_address& address, u16 port)
 {
-    kapi_rdma_addr raw{};
-    raw.family = address.family;
-    raw.scope_id = address.scope_id;
-    raw.port = port;
-    cxxrt::copy_bytes(raw.bytes, address.bytes, sizeof(raw.bytes));
-    return ib::SockAddr::from(raw);
+    return ib::SockAddr::from_parts(address.family, address.bytes, address.scope_id, port);
 }
 
 }  // namespace

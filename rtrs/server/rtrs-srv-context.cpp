@@ -36,10 +36,7 @@ Result<void> Context::listen()
 {
     auto id = CXXRT_TRY(ib::CmId::create(Gfp::kernel(), *this));
     // The IPv6 wildcard accepts IPv4 clients too (dual stack).
-    kapi_rdma_addr any{};
-    any.family = KAPI_RDMA_AF_INET6;
-    any.port = port_;
-    auto address = CXXRT_TRY(ib::SockAddr::from(any));
+    auto address = CXXRT_TRY(ib::SockAddr::any_ipv6(port_));
     auto bound = id->bind(address);
     if (bound.is_error()) {
         log::err("cannot bind to port %u: %d", unsigned(port_), bound.to_errno());

@@ -48,7 +48,7 @@ for name in "${cases[@]}"; do
         kapi-call)
             printf '\nextern "C" void gate_boundary_call(void);\nvoid gate_boundary_call(void) { kapi_might_sleep(); }\n' >> "$target"
             check=("$dir/tools/check-layers.sh" "$dir")
-            expect='calls the C boundary directly: rtrs/client/rtrs-clt.cpp' ;;
+            expect='names the C boundary directly: rtrs/client/rtrs-clt.cpp' ;;
         core-include)
             printf '\n#include <linux/slab.h>\n' >> "$dir/rtrs/core/rtrs-codec.cpp"
             check=("$dir/tools/check-layers.sh" "$dir")

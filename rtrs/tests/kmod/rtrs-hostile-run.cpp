@@ -2171,10 +2171,7 @@ public:
     Result<void> listen(u16 port)
     {
         listener_ = CXXRT_TRY(CmId::create(Gfp::kernel(), *this));
-        kapi_rdma_addr any{};
-        any.family = KAPI_RDMA_AF_INET6;
-        any.port = port;
-        auto address = CXXRT_TRY(SockAddr::from(any));
+        auto address = CXXRT_TRY(SockAddr::any_ipv6(port));
         CXXRT_TRY(listener_->bind(address));
         return listener_->listen(64);
     }

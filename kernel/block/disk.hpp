@@ -10,6 +10,7 @@
 // keeps itself alive for it. Process context unless noted.
 #pragma once
 
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/sysfs.hpp>
 #include <cxxrt/types.hpp>
@@ -25,32 +26,34 @@ using namespace cxxrt::integers;
 
 class Disk : cxxrt::Pinned {
 public:
-    Disk() = default;
-    ~Disk() { reset(); }
-
     // blk_mq_alloc_disk on `set` with `limits` (copied; the kernel validates them).
     template <class Pdu>
     [[nodiscard]] cxxrt::Result<void> create(const TagSet<Pdu>& set, const Limits& limits, void* owner)
     {
         gendisk* made = nullptr;
         CXXRT_TRY(cxxrt::to_result(kapi_disk_alloc(set.handle(), &limits, owner, &made)));
-        disk_ = made;
+        disk_ = Allocated(made);
         return {};
     }
     // Named "<prefix><index>", minors index * minors onwards, the driver's open/release/free_disk.
     void set_identity(int major, u32 index, u32 minors, const char* prefix)
     {
-        kapi_disk_identity(disk_, major, index, minors, prefix);
+        kapi_disk_identity(disk(), major, index, minors, prefix);
     }
-    void set_capacity(u64 sectors) { kapi_set_capacity(disk_, sectors); }
-    void set_read_only() { kapi_set_read_only(disk_); }
+    void set_capacity(u64 sectors) { kapi_set_capacity(disk(), sectors); }
+    void set_read_only() { kapi_set_read_only(disk()); }
 
     // add_disk: partitions are scanned (IO is issued) before it returns.
-    [[nodiscard]] cxxrt::Result<void> add() { return visible_.add(disk_); }
+    [[nodiscard]] cxxrt::Result<void> add()
+    {
+        CXXRT_TRY(cxxrt::to_result(kapi_add_disk(disk())));
+        visible_ = Visible(disk());
+        return {};
+    }
     // Added and not removed since.
     bool added() const { return bool(visible_); }
     // blk_mark_disk_dead: every new IO fails at once. Added disks only.
-    void mark_dead() { kapi_mark_disk_dead(disk_); }
+    void mark_dead() { kapi_mark_disk_dead(disk()); }
     // del_gendisk: waits for the requests in flight. Nothing if not added.
     void remove() { visible_.reset(); }
     // put_disk (after remove()): with the disk added before, the free_disk
@@ -58,60 +61,45 @@ public:
     void reset()
     {
         visible_.reset();
-        if (gendisk* disk = cxxrt::exchange(disk_, nullptr))
-            kapi_put_disk(disk);
+        disk_.reset();
     }
 
-    explicit operator bool() const { return disk_ != nullptr; }
+    explicit operator bool() const { return bool(disk_); }
     // Any context.
-    const char* name() const { return kapi_disk_name(disk_); }
+    const char* name() const { return kapi_disk_name(disk()); }
     // /sys/block/<name>: a parent for the driver's own directories.
     cxxrt::sysfs::KobjRef device_kobject() const
     {
-        return cxxrt::sysfs::KobjRef::of_device(kapi_disk_device(disk_));
+        return cxxrt::sysfs::KobjRef::of_device(kapi_disk_device(disk()));
     }
 
     // After add(): the new size with a uevent (set_capacity_and_notify).
-    void set_capacity_and_notify(u64 sectors) { kapi_set_capacity_notify(disk_, sectors); }
+    void set_capacity_and_notify(u64 sectors) { kapi_set_capacity_notify(disk(), sectors); }
     // KOBJ_CHANGE on the disk: udev looks at it again.
-    void change_uevent() { kapi_disk_change_uevent(disk_); }
+    void change_uevent() { kapi_disk_change_uevent(disk()); }
     // Re-runs every hardware queue (asynchronously).
-    void run_queues() { kapi_run_queues(disk_); }
+    void run_queues() { kapi_run_queues(disk()); }
     // The live disk's limits replaced, the queue frozen around it (no
     // request in flight was built for the old ones; new ones wait). Where
     // the kernel validates the update, all or nothing.
     [[nodiscard]] cxxrt::Result<void> update_limits(const Limits& limits)
     {
-        kapi_freeze_queue(disk_);
-        int rc = kapi_update_limits(disk_, &limits);
-        kapi_unfreeze_queue(disk_);
+        kapi_freeze_queue(disk());
+        int rc = kapi_update_limits(disk(), &limits);
+        kapi_unfreeze_queue(disk());
         return cxxrt::to_result(rc);
     }
 
 private:
-    // What add() set up: the disk in the system, until del_gendisk.
-    class Visible : cxxrt::Pinned {
-    public:
-        ~Visible() { reset(); }
-        [[nodiscard]] cxxrt::Result<void> add(gendisk* disk)
-        {
-            CXXRT_TRY(cxxrt::to_result(kapi_add_disk(disk)));
-            disk_ = disk;
-            return {};
-        }
-        void reset()
-        {
-            if (gendisk* disk = cxxrt::exchange(disk_, nullptr))
-                kapi_del_gendisk(disk);
-        }
-        explicit operator bool() const { return disk_ != nullptr; }
+    gendisk* disk() const { return disk_.get(); }
 
-    private:
-        gendisk* disk_ = nullptr;
-    };
-
-    gendisk* disk_ = nullptr;
-    Visible visible_;  // after disk_: removed before the put
+    // The reference create() took, and what add() set up: the disk in the
+    // system, until del_gendisk. Members go in reverse order: removed
+    // before the put.
+    using Allocated = cxxrt::Owned<gendisk, kapi_put_disk>;
+    using Visible = cxxrt::Owned<gendisk, kapi_del_gendisk>;
+    Allocated disk_;
+    Visible visible_;
 };
 
 }  // namespace rnbd::block

@@ -10,6 +10,7 @@
 // (Disk::remove and Disk::reset). Process context.
 #pragma once
 
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/types.hpp>
 #include <cxxrt/utility.hpp>
@@ -30,9 +31,6 @@ struct TagSetShape {
 template <class Pdu>
 class TagSet : cxxrt::Pinned {
 public:
-    TagSet() = default;
-    ~TagSet() { destroy(); }
-
     // `driver_data` reaches the init_request and map_queues upcalls.
     [[nodiscard]] cxxrt::Result<void> create(const TagSetShape& shape, void* driver_data)
     {
@@ -48,17 +46,13 @@ public:
             kapi_tag_set_free(set);
             return cxxrt::Error::from_errno(rc);
         }
-        set_ = set;
+        set_ = Allocated(set);
         return {};
     }
-    void destroy()
-    {
-        if (blk_mq_tag_set* set = cxxrt::exchange(set_, nullptr))
-            kapi_tag_set_destroy(set);
-    }
+    void destroy() { set_.reset(); }
 
-    explicit operator bool() const { return set_ != nullptr; }
-    blk_mq_tag_set* handle() const { return set_; }
+    explicit operator bool() const { return bool(set_); }
+    blk_mq_tag_set* handle() const { return set_.get(); }
 
     // The scatterlist table behind `pdu`, initialised (sg_init_table): for
     // the init_request upcall, once per request. Any context.
@@ -74,7 +68,8 @@ public:
     }
 
 private:
-    blk_mq_tag_set* set_ = nullptr;
+    using Allocated = cxxrt::Owned<blk_mq_tag_set, kapi_tag_set_destroy>;
+    Allocated set_;
     size_t table_offset_ = 0;
     u32 table_entries_ = 0;
 };

@@ -147,8 +147,9 @@ void kapi_run_queues(struct gendisk *disk) KAPI_NOEXCEPT;
 unsigned int kapi_sizeof_scatterlist(void) KAPI_NOEXCEPT;
 unsigned int kapi_alignof_scatterlist(void) KAPI_NOEXCEPT;
 void kapi_block_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI_NOEXCEPT;
-/* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_kfree. */
+/* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_sg_free_one. */
 struct scatterlist *kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
+void kapi_sg_free_one(struct scatterlist *sg) KAPI_NOEXCEPT;
 
 /* ---- upcalls (C++, rnbd/client/rnbd-clt-dev{,-io}.cpp) ---- */
 /* KAPI: blk-mq init_request, process context (tag set allocation). */

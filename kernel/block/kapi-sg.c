@@ -32,3 +32,9 @@ struct scatterlist *kapi_sg_alloc_one(void *buffer, unsigned int length, unsigne
 		sg_init_one(sg, buffer, length);
 	return sg;
 }
+
+/* KAPI: any context. What kapi_sg_alloc_one() returned, or NULL. */
+void kapi_sg_free_one(struct scatterlist *sg)
+{
+	kfree(sg);
+}

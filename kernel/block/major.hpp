@@ -4,16 +4,14 @@
 #pragma once
 
 #include <cxxrt/result.hpp>
+#include <cxxrt/utility.hpp>
 
 #include "kernel/block/kapi-blk.h"
 
 namespace rnbd::block {
 
-class Major {
+class Major : cxxrt::Pinned {
 public:
-    Major() = default;
-    Major(const Major&) = delete;
-    Major& operator=(const Major&) = delete;
     ~Major() { reset(); }
 
     // `name` must outlive the registration (a string literal).

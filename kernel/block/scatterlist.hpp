@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cxxrt/errno.hpp>
+#include <cxxrt/native_owner.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/types.hpp>
@@ -11,27 +12,22 @@
 
 namespace rnbd::block {
 
-class SingleScatterlist {
+class SingleScatterlist : cxxrt::Pinned {
 public:
-    SingleScatterlist() = default;
-    SingleScatterlist(const SingleScatterlist&) = delete;
-    SingleScatterlist& operator=(const SingleScatterlist&) = delete;
-    ~SingleScatterlist() { kapi_kfree(entry_); }
-
     // sg_init_one over `buffer` of `length` bytes, the entry allocated with `gfp`.
     [[nodiscard]] cxxrt::Result<void> init(void* buffer, cxxrt::u32 length, cxxrt::Gfp gfp)
     {
-        kapi_kfree(entry_);
-        entry_ = kapi_sg_alloc_one(buffer, length, gfp.flags());
+        entry_ = Allocated(kapi_sg_alloc_one(buffer, length, gfp.flags()));
         if (!entry_)
             return cxxrt::Error(cxxrt::err::kNoMem);
         return {};
     }
     // The entry, or null before init().
-    scatterlist* get() const { return entry_; }
+    scatterlist* get() const { return entry_.get(); }
 
 private:
-    scatterlist* entry_ = nullptr;
+    using Allocated = cxxrt::Owned<scatterlist, kapi_sg_free_one>;
+    Allocated entry_;
 };
 
 }  // namespace rnbd::block

@@ -26,72 +26,72 @@ namespace cxxrt {
 
 class Workqueue;
 
-class Work : Pinned {
+// What both kinds of item are: the kernel's struct as opaque storage, first
+// (from_native() relies on it: checked below), and the callback it runs.
+template <class Item, size_t Size, size_t Align>
+class WorkStorage : Pinned {
+public:
+    void* native() { return storage_; }
+    static Item* from_native(void* storage) { return reinterpret_cast<Item*>(storage); }
+    void run() { callback_(); }
+
+protected:
+    explicit WorkStorage(Callback callback) : callback_(callback) {}
+
+private:
+    alignas(Align) unsigned char storage_[Size];
+    Callback callback_;
+};
+
+class Work : public WorkStorage<Work, KABI_SIZEOF_WORK, KABI_ALIGNOF_WORK> {
 public:
     // KAPI: any context.
-    Work(LockClass& cls, Callback callback) : callback_(callback) { kapi_work_init(storage_, cls.name(), cls.key()); }
+    Work(LockClass& cls, Callback callback) : WorkStorage(callback) { kapi_work_init(native(), cls.name(), cls.key()); }
     ~Work()
     {
-        if (kapi_work_pending(storage_))
+        if (kapi_work_pending(native()))
             kapi_warn("cxxrt: Work destroyed while pending");
     }
 
     // Any context. False if it was already pending (it runs once then).
-    bool queue() { return kapi_queue_work(nullptr, storage_) != 0; }
+    bool queue() { return kapi_queue_work(nullptr, native()) != 0; }
     inline bool queue_on(Workqueue& wq);
     // Runs on `cpu` (a per-CPU workqueue; on system_wq when wq is null).
     inline bool queue_on_cpu(unsigned int cpu, Workqueue* wq = nullptr);
     // Process context, sleeps. True if it was pending (and now is not).
-    bool cancel_sync() { return kapi_cancel_work_sync(storage_) != 0; }
+    bool cancel_sync() { return kapi_cancel_work_sync(native()) != 0; }
     // Process context, sleeps until the last queueing has run. True if it waited.
-    bool flush() { return kapi_flush_work(storage_) != 0; }
-    bool pending() { return kapi_work_pending(storage_) != 0; }
-
-    void* native() { return storage_; }
-    static Work* from_native(void* storage) { return reinterpret_cast<Work*>(storage); }
-    void run() { callback_(); }
-
-private:
-    // First member: from_native() relies on it (checked below).
-    alignas(KABI_ALIGNOF_WORK) unsigned char storage_[KABI_SIZEOF_WORK];
-    Callback callback_;
+    bool flush() { return kapi_flush_work(native()) != 0; }
+    bool pending() { return kapi_work_pending(native()) != 0; }
 };
 
-class DelayedWork : Pinned {
+class DelayedWork : public WorkStorage<DelayedWork, KABI_SIZEOF_DELAYED_WORK, KABI_ALIGNOF_DELAYED_WORK> {
 public:
-    DelayedWork(LockClass& cls, Callback callback) : callback_(callback)
+    DelayedWork(LockClass& cls, Callback callback) : WorkStorage(callback)
     {
-        kapi_delayed_work_init(storage_, cls.name(), cls.key());
+        kapi_delayed_work_init(native(), cls.name(), cls.key());
     }
     ~DelayedWork()
     {
-        if (kapi_delayed_work_pending(storage_))
+        if (kapi_delayed_work_pending(native()))
             kapi_warn("cxxrt: DelayedWork destroyed while pending");
     }
 
     // Any context. False if already pending (the earlier expiry stays).
-    bool queue(unsigned long delay_ms) { return kapi_queue_delayed_work(nullptr, storage_, delay_ms) != 0; }
+    bool queue(unsigned long delay_ms) { return kapi_queue_delayed_work(nullptr, native(), delay_ms) != 0; }
     inline bool queue_on(Workqueue& wq, unsigned long delay_ms);
     // Any context: (re)arms to now + delay_ms whether pending or not.
     // True if it was pending before.
-    bool mod(unsigned long delay_ms) { return kapi_mod_delayed_work(nullptr, storage_, delay_ms) != 0; }
+    bool mod(unsigned long delay_ms) { return kapi_mod_delayed_work(nullptr, native(), delay_ms) != 0; }
     inline bool mod_on(Workqueue& wq, unsigned long delay_ms);
     // Any context; does not wait for a callback that already started.
-    bool cancel() { return kapi_cancel_delayed_work(storage_) != 0; }
+    bool cancel() { return kapi_cancel_delayed_work(native()) != 0; }
     // Process context, sleeps: after it returns the callback is neither
     // pending nor running (unless it re-queues itself from elsewhere).
-    bool cancel_sync() { return kapi_cancel_delayed_work_sync(storage_) != 0; }
+    bool cancel_sync() { return kapi_cancel_delayed_work_sync(native()) != 0; }
     // Process context: fires a pending timer now and waits for the callback.
-    bool flush() { return kapi_flush_delayed_work(storage_) != 0; }
-    bool pending() { return kapi_delayed_work_pending(storage_) != 0; }
-
-    void* native() { return storage_; }
-    static DelayedWork* from_native(void* storage) { return reinterpret_cast<DelayedWork*>(storage); }
-    void run() { callback_(); }
-
-private:
-    alignas(KABI_ALIGNOF_DELAYED_WORK) unsigned char storage_[KABI_SIZEOF_DELAYED_WORK];
-    Callback callback_;
+    bool flush() { return kapi_flush_delayed_work(native()) != 0; }
+    bool pending() { return kapi_delayed_work_pending(native()) != 0; }
 };
 
 // from_native(): storage_ is the first member of a standard-layout class.
@@ -133,18 +133,18 @@ private:
     explicit Workqueue(void* native) : NativeOwner(native) {}
 };
 
-inline bool Work::queue_on(Workqueue& wq) { return kapi_queue_work(wq.native(), storage_) != 0; }
+inline bool Work::queue_on(Workqueue& wq) { return kapi_queue_work(wq.native(), native()) != 0; }
 inline bool Work::queue_on_cpu(unsigned int cpu, Workqueue* wq)
 {
-    return kapi_queue_work_on(int(cpu), wq ? wq->native() : nullptr, storage_) != 0;
+    return kapi_queue_work_on(int(cpu), wq ? wq->native() : nullptr, native()) != 0;
 }
 inline bool DelayedWork::queue_on(Workqueue& wq, unsigned long delay_ms)
 {
-    return kapi_queue_delayed_work(wq.native(), storage_, delay_ms) != 0;
+    return kapi_queue_delayed_work(wq.native(), native(), delay_ms) != 0;
 }
 inline bool DelayedWork::mod_on(Workqueue& wq, unsigned long delay_ms)
 {
-    return kapi_mod_delayed_work(wq.native(), storage_, delay_ms) != 0;
+    return kapi_mod_delayed_work(wq.native(), native(), delay_ms) != 0;
 }
 
 }  // namespace cxxrt

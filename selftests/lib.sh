@@ -13,6 +13,8 @@
 #   require_module NAME   modprobe NAME or skip the whole script (remaining tests if a
 #                         plan was already printed)
 #   tap_skip_all REASON   skip the whole script the same way
+#   $top, $kodir          the repo top, and where Linux's modules were built
+#                         (UPSTREAM_KO_DIR, default .cache/upstream: tools/upstream/build.sh)
 # run.sh fails a VM run on any "not ok" line without "# SKIP"/"# TODO".
 #
 # Sourcing it also puts a `fio` first on PATH that never creates a missing
@@ -30,6 +32,8 @@ if [ -z "${SELFTEST_FIO_SHIM:-}" ] && command -v fio >/dev/null; then
 fi
 
 TAP_N=0 TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0 TAP_PLAN=
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 
 tap_plan() { TAP_PLAN=$1; echo "1..$1"; }
 ok()     { TAP_N=$((TAP_N + 1)); TAP_PASS=$((TAP_PASS + 1)); echo "ok $TAP_N - $*"; }

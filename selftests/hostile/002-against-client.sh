@@ -14,9 +14,8 @@
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
 cd "$(dirname "$0")/../.."
-ko=rtrs/tests/kmod/rtrs-hostile.ko
-[ -f $ko ] || tap_skip_all "$ko not built (make selftest-modules)"
-tmp=$(mktemp -d /tmp/hostile-clt.XXXXXX)
+. selftests/hostile/lib-hostile.sh
+hostile_init clt
 param=/sys/module/rtrs_hostile/parameters/client_case
 
 # Known failures of the product (case -> what it does), reported as TAP
@@ -51,23 +50,7 @@ cases=(
     open_rsp_size_not_representable:map_fails
 )
 
-# Kernel log since a marker written to /dev/kmsg (line counts do not work
-# once the ring buffer is full and drops its oldest lines).
-mark() { echo "hostile-mark $1" > /dev/kmsg; }
-# If the marker itself was pushed out, what is left is all newer than it.
-since_mark() {
-    dmesg > "$tmp/dmesg"
-    if grep -q "hostile-mark $1\$" "$tmp/dmesg"; then sed -n "/hostile-mark $1\$/,\$p" "$tmp/dmesg"; else cat "$tmp/dmesg"; fi
-}
-cleanup() {
-    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
-    for m in rnbd_client rtrs_client rtrs_hostile rnbd_server rtrs_server; do
-        grep -q "^$m " /proc/modules && rmmod $m
-    done
-    rxe_teardown >/dev/null 2>&1
-    grep -q "^brd " /proc/modules && rmmod brd  # later tests load it with their own sizes
-    rm -rf "$tmp"
-}
+cleanup() { hostile_cleanup rnbd_client rtrs_client rtrs_hostile rnbd_server rtrs_server; }
 trap cleanup EXIT
 
 setup() {

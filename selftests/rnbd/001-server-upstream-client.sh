@@ -13,8 +13,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 ram_mib=64
 img_mib=32
 tmpdir=/tmp/rnbd-srv-test

@@ -13,8 +13,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 cycles=${RNBD_CYCLES:-100}
 ram_mib=64
 sess=c1

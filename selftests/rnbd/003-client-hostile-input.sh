@@ -12,8 +12,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 tmpdir=/tmp/rnbd-clt-hostile
 kctl=/sys/kernel/rnbd_client
 cctl=/sys/class/rnbd-client/ctl

@@ -16,7 +16,6 @@
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
 cd "$(dirname "$0")/../.."
-kodir=${UPSTREAM_KO_DIR:-.cache/upstream}
 tmp=$(mktemp -d /tmp/rnbd-flush.XXXXXX)
 trc=/sys/kernel/tracing
 loop=

@@ -9,8 +9,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 base=/tmp/rnbd-srv-sp
 ctl=/sys/class/rnbd-client/ctl
 srv=/sys/kernel/rnbd_server/devices

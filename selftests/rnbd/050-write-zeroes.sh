@@ -18,7 +18,6 @@
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
 cd "$(dirname "$0")/../.."
-kodir=${UPSTREAM_KO_DIR:-.cache/upstream}
 tmp=$(mktemp -d /tmp/rnbd-wz.XXXXXX)
 loop=
 cleanup() {

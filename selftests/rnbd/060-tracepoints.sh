@@ -16,7 +16,6 @@ cd "$(dirname "$0")/../.."
 for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko rtrs/rtrs-client.ko rnbd/rnbd-client.ko; do
     [ -f "$f" ] || tap_skip_all "$f not built (make)"
 done
-kodir=${UPSTREAM_KO_DIR:-.cache/upstream}
 tracing=/sys/kernel/tracing
 faults=/sys/kernel/debug/rtrs_client
 tmp=$(mktemp -d /tmp/rnbd-trace.XXXXXX)

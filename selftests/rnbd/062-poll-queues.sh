@@ -23,7 +23,6 @@
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
 cd "$(dirname "$0")/../.."
-kodir=${UPSTREAM_KO_DIR:-.cache/upstream}
 tmp=$(mktemp -d /tmp/rnbd-poll.XXXXXX)
 dbg=/sys/kernel/debug/rtrs_client
 cleanup() {

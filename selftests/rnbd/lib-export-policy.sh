@@ -16,8 +16,6 @@ set -uo pipefail
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 base=/tmp/rnbd-export-$EXPORT_CLIENT
 ctl=/sys/class/rnbd-client/ctl
 params=/sys/module/rnbd_server/parameters

@@ -18,8 +18,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 flood=${FLOOD_SESSIONS:-200}
 max_sessions=8
 ctl=/sys/class/rnbd-client/ctl

@@ -19,8 +19,6 @@ cd "$(dirname "$0")/../.."
 . selftests/lib.sh
 . selftests/lib-rxe.sh
 
-top=$(pwd)
-kodir=${UPSTREAM_KO_DIR:-$top/.cache/upstream}
 steps=${ALLOC_STEPS:-22}
 ctl=/sys/class/rnbd-client/ctl
 dbg=/sys/kernel/debug/rtrs_server

@@ -9,6 +9,7 @@
 //   - nothing within the timeout,
 // and tears its path down. Everything runs from module init (process
 // context); CM events arrive on the CM's work queues, completions in softirq.
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/kapi.h>
 #include <cxxrt/log.hpp>
@@ -1359,82 +1360,72 @@ Verdict rnbd_sess_info_too_short(Env& env)
     return expect_refusal(path->reaction(1, before));
 }
 
-// Many paths in one session (one paths UUID, a path UUID each), each with
-// its connections up and INFO done. Beyond the per-session path limit the
-// server must refuse them.
-Verdict flood_paths(Env& env)
+// Connects `count` paths, each with its connections up and INFO done (so
+// the server allocated and registered its chunk memory), all kept until the
+// last one has been tried. `one_session`: paths of one session (the first
+// path's paths UUID and name), else a session each. -ENOMEM if the
+// array of paths could not be allocated.
+struct FloodCount {
+    u32 accepted = 0;
+    u32 refused = 0;
+};
+
+Result<FloodCount> flood(Env& env, u32 count, bool one_session)
 {
-    Observed seen;
-    u32 count = env.flood_paths;
-    UniquePtr<Path>* paths = cxxrt::allocate_array<UniquePtr<Path>>(Gfp::kernel(), count);
-    if (!paths)
-        return setup_failed(1);
-    for (u32 i = 0; i < count; ++i)
-        new (&paths[i]) UniquePtr<Path>();
-    u32 accepted = 0, refused = 0;
+    auto paths = CXXRT_TRY(cxxrt::Array<UniquePtr<Path>>::create(Gfp::kernel(), count));
+    FloodCount counted;
     char name[32];
-    Text(name, sizeof(name)).append("flood-paths-").number(env.serial + 1);
     for (u32 i = 0; i < count; ++i) {
         auto made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
         if (made.is_error())
             break;
         paths[i] = made.release_value();
-        if (i > 0)
+        if (!one_session)
+            Text(name, sizeof(name)).append("flood-").number(env.serial);
+        else if (i == 0)
+            Text(name, sizeof(name)).append("flood-paths-").number(env.serial);
+        else
             paths[i]->paths_uuid = paths[0]->paths_uuid;
         auto up = paths[i]->connect_all();
         if (up.is_ok())
             up = paths[i]->info(StringView(name));
-        if (up.is_ok())
-            ++accepted;
-        else
-            ++refused;
+        ++(up.is_ok() ? counted.accepted : counted.refused);
     }
-    log::info("# flood: %u paths of one session asked, %u accepted, %u refused", count, accepted, refused);
-    for (u32 i = 0; i < count; ++i)
-        paths[i].~UniquePtr();
-    cxxrt::free_array(paths);
-    seen.kind = Observed::kCounted;
-    seen.value = int(accepted);
-    seen.refused_count = int(refused);
-    return Verdict{refused > 0 && accepted > 0, seen};
+    return counted;
 }
 
-// Many sessions from one client, each a path with its connections up and
-// INFO done (chunk memory allocated and registered). The server must
-// refuse some of them (its session limit) and stay healthy.
-Verdict flood_sessions(Env& env)
+Verdict flood_verdict(const FloodCount& counted, bool passed)
 {
     Observed seen;
-    u32 count = env.flood;
-    UniquePtr<Path>* paths = cxxrt::allocate_array<UniquePtr<Path>>(Gfp::kernel(), count);
-    if (!paths)
-        return setup_failed(1);
-    for (u32 i = 0; i < count; ++i)
-        new (&paths[i]) UniquePtr<Path>();
-    u32 accepted = 0, refused = 0;
-    for (u32 i = 0; i < count; ++i) {
-        auto made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
-        if (made.is_error())
-            break;
-        paths[i] = made.release_value();
-        auto up = paths[i]->connect_all();
-        char name[32];
-        Text(name, sizeof(name)).append("flood-").number(env.serial);
-        if (up.is_ok())
-            up = paths[i]->info(StringView(name));
-        if (up.is_ok())
-            ++accepted;
-        else
-            ++refused;
-    }
-    log::info("# flood: %u sessions asked, %u accepted, %u refused", count, accepted, refused);
-    for (u32 i = 0; i < count; ++i)
-        paths[i].~UniquePtr();
-    cxxrt::free_array(paths);
     seen.kind = Observed::kCounted;
-    seen.value = int(accepted);
-    seen.refused_count = int(refused);
-    return Verdict{refused > 0, seen};
+    seen.value = int(counted.accepted);
+    seen.refused_count = int(counted.refused);
+    return Verdict{passed, seen};
+}
+
+// Many paths in one session (one paths UUID, a path UUID each). Beyond the
+// per-session path limit the server must refuse them.
+Verdict flood_paths(Env& env)
+{
+    auto flooded = flood(env, env.flood_paths, true);
+    if (flooded.is_error())
+        return setup_failed(1);
+    const FloodCount& count = flooded.value();
+    log::info("# flood: %u paths of one session asked, %u accepted, %u refused", env.flood_paths, count.accepted,
+              count.refused);
+    return flood_verdict(count, count.refused > 0 && count.accepted > 0);
+}
+
+// Many sessions from one client. The server must refuse some of them (its
+// session limit) and stay healthy.
+Verdict flood_sessions(Env& env)
+{
+    auto flooded = flood(env, env.flood, false);
+    if (flooded.is_error())
+        return setup_failed(1);
+    const FloodCount& count = flooded.value();
+    log::info("# flood: %u sessions asked, %u accepted, %u refused", env.flood, count.accepted, count.refused);
+    return flood_verdict(count, count.refused > 0);
 }
 
 struct Case {

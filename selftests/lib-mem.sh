@@ -11,6 +11,10 @@
 #   live_allocs MODULE... live C++ objects over all types of these modules
 #                         (sum of the "live" column of debugfs <module>/allocations)
 #   failed_allocs MODULE  the "failed" column's sum (injected or real failures)
+#   churn_settings        cycles (CHURN_CYCLES, default 25) and quarter (a quarter of them,
+#                         rounded up); the bounds slab_tol, vm_tol (CHURN_SLAB_TOL_KB,
+#                         CHURN_VMALLOC_TOL_KB, default 1024) and mem_tol (CHURN_MEM_TOL_KB,
+#                         default 65536), in kB
 
 mem_settle() {
     sync
@@ -65,4 +69,12 @@ failed_allocs() {
         sum=$((sum + f[n - 1]))
     done < "/sys/kernel/debug/$1/allocations"
     echo "$sum"
+}
+
+churn_settings() {
+    cycles=${CHURN_CYCLES:-25}
+    slab_tol=${CHURN_SLAB_TOL_KB:-1024}
+    mem_tol=${CHURN_MEM_TOL_KB:-65536}
+    vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}
+    quarter=$(( (cycles + 3) / 4 ))
 }

@@ -6,10 +6,13 @@
 #   ok DESC / not_ok DESC one result; the counter is automatic
 #   skip DESC [REASON]    "ok N - DESC # SKIP REASON"
 #   check DESC CMD...     run CMD; ok if it exits 0, else not_ok (its output stays visible)
+#   must DESC CMD...      as check, and a failure skips the rest of the script
 #   diag MSG...           "# MSG" comment line
 #   tap_done              "# P passed, F failed, S skipped"; returns 1 if any failed or
 #                         the plan was not met, else 0. End scripts with: tap_done; exit $?
 #   require_root          skip the whole script ("1..0 # SKIP ...", exit 0) unless root
+#   require_rnbdctl       skip it unless rnbdctl is built (make rnbdctl) and jq is there;
+#                         sets $ctl to the tool
 #   require_module NAME   modprobe NAME or skip the whole script (remaining tests if a
 #                         plan was already printed)
 #   tap_skip_all REASON   skip the whole script the same way
@@ -47,6 +50,10 @@ check() {
     local desc=$1; shift
     if "$@"; then ok "$desc"; else not_ok "$desc (exit $?: $*)"; fi
 }
+must() {
+    local desc=$1; shift
+    if "$@"; then ok "$desc"; else not_ok "$desc (exit $?: $*)"; tap_skip_all "'$desc' failed"; fi
+}
 tap_done() {
     [ -n "$TAP_PLAN" ] || echo "1..$TAP_N"
     echo "# $TAP_PASS passed, $TAP_FAIL failed, $TAP_SKIP skipped"
@@ -67,6 +74,11 @@ tap_skip_all() {
     exit 0
 }
 require_root() { [ "$(id -u)" = 0 ] || tap_skip_all "must run as root"; }
+require_rnbdctl() {
+    ctl=$top/build/rnbdctl/rnbdctl
+    [ -x "$ctl" ] || tap_skip_all "rnbdctl not built (make rnbdctl)"
+    command -v jq >/dev/null || tap_skip_all "jq not installed"
+}
 require_module() {
     modprobe "$1" 2>/dev/null || tap_skip_all "module $1 not available"
 }
@@ -165,6 +177,9 @@ wait_for() {
 #   rnbd_server_unload                                       unload whichever is loaded
 #   rnbd_client_load / rnbd_client_unload                    our client side
 #   rnbd_unmap_all                                           force-unmap every rnbd device
+#   rnbd_stack_setup PATHS BRD_KIB [rtrs-server args...]     Soft-RoCE with PATHS loopback
+#                         paths (lib-rxe.sh), brd reloaded with one disk of BRD_KIB, and our
+#                         four modules: rtrs-server (with the args), rnbd-server, both clients
 #   rnbd_map LINE         write LINE to map_device; prints the new device's name (rnbdN)
 #   diskstat DEV FIELD    a /proc/diskstats field of DEV, counted as awk's $N (4 reads,
 #                         8 writes, 15 discards, 17 sectors discarded, 19 flushes)
@@ -193,6 +208,14 @@ rnbd_unmap_all() {
     local d
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
     return 0
+}
+rnbd_stack_setup() {
+    local paths=$1 brd_kib=$2; shift 2
+    if mod_loaded brd; then rmmod brd || return 1; fi
+    rxe_setup "$paths" >/dev/null || return 1
+    modprobe rdma_cm && modprobe brd rd_nr=1 rd_size="$brd_kib" || return 1
+    insmod rtrs/rtrs-server.ko "$@" && insmod rnbd/rnbd-server.ko &&
+        insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
 }
 # rnbd_stack_teardown: what a test's EXIT trap undoes: every mapping, our
 # (or Linux's) client and server modules, the rxe devices (lib-rxe.sh).

@@ -19,11 +19,7 @@
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
-cycles=${CHURN_CYCLES:-25}
-slab_tol=${CHURN_SLAB_TOL_KB:-1024}
-mem_tol=${CHURN_MEM_TOL_KB:-65536}
-vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}
-quarter=$(( (cycles + 3) / 4 ))
+churn_settings
 mods=(rtrs/rtrs-client rtrs/rtrs-server rnbd/rnbd-client rnbd/rnbd-server)
 names=(rtrs_client rtrs_server rnbd_client rnbd_server)
 for m in "${mods[@]}"; do [ -f "$m.ko" ] || tap_skip_all "$m.ko not built (make)"; done

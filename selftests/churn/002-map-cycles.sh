@@ -19,11 +19,7 @@
 . "$(dirname "$0")/../lib-mem.sh"
 require_root
 cd "$(dirname "$0")/../.."
-cycles=${CHURN_CYCLES:-25}
-slab_tol=${CHURN_SLAB_TOL_KB:-1024}
-mem_tol=${CHURN_MEM_TOL_KB:-65536}
-vm_tol=${CHURN_VMALLOC_TOL_KB:-1024}
-quarter=$(( (cycles + 3) / 4 ))
+churn_settings
 names=(rtrs_client rtrs_server rnbd_client rnbd_server)
 srv=/sys/kernel/debug/rtrs_server
 tmp=$(mktemp -d /tmp/churn-map.XXXXXX)
@@ -39,14 +35,7 @@ cleanup() {
 trap cleanup EXIT
 tap_plan 10
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
-setup() {
-    grep -q "^brd " /proc/modules && rmmod brd
-    rxe_setup 1 >/dev/null || return 1
-    modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=16384 || return 1
-    insmod rtrs/rtrs-server.ko sess_queue_depth=32 max_chunk_size=65536 && insmod rnbd/rnbd-server.ko &&
-        insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
-}
-if ! setup; then not_ok "setup"; tap_skip_all "setup failed"; fi
+if ! rnbd_stack_setup 1 16384 sess_queue_depth=32 max_chunk_size=65536; then not_ok "setup"; tap_skip_all "setup failed"; fi
 ok "setup: rxe, brd, our four modules"
 addr=${RXE_ADDR[0]}
 dd if=/dev/urandom of="$tmp/rand" bs=4k count=64 status=none

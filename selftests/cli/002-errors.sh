@@ -21,9 +21,7 @@
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
 cd "$(dirname "$0")/../.."
-ctl=$PWD/build/rnbdctl/rnbdctl
-[ -x "$ctl" ] || tap_skip_all "rnbdctl not built (make rnbdctl)"
-command -v jq >/dev/null || tap_skip_all "jq not installed"
+require_rnbdctl
 tmp=$(mktemp -d /tmp/rnbdctl-errors.XXXXXX)
 cleanup() {
     exec 3<&- 2>/dev/null

@@ -80,10 +80,6 @@ expect_fail() { # DESCRIPTION-less: succeed iff the command fails
 }
 
 # must DESC CMD...: like check, but the remaining tests are skipped on failure.
-must() {
-    local desc=$1; shift
-    if "$@"; then ok "$desc"; else not_ok "$desc (exit $?: $*)"; tap_skip_all "'$desc' failed"; fi
-}
 
 tap_plan 37
 

@@ -15,9 +15,7 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/rnbd-e2e.XXXXXX)
 cleanup() {
     umount "$tmp/mnt" 2>/dev/null
-    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
-    for m in rnbd_client rtrs_client rnbd_server rtrs_server; do grep -q "^$m " /proc/modules && rmmod $m; done
-    rxe_teardown >/dev/null 2>&1
+    rnbd_stack_teardown
     rm -rf "$tmp"
 }
 trap cleanup EXIT

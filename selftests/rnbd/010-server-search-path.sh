@@ -28,10 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-must() {
-    local desc=$1; shift
-    if "$@"; then ok "$desc"; else not_ok "$desc (exit $?: $*)"; tap_skip_all "'$desc' failed"; fi
-}
 # map_fails ERRNO-TEXT OPTIONS...: the map_device write fails with that message.
 map_fails() {
     local want=$1; shift

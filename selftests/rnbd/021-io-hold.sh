@@ -19,9 +19,7 @@ dbg=/sys/kernel/debug/rtrs_client
 tmp=$(mktemp -d /tmp/rnbd-hold.XXXXXX)
 cleanup() {
     [ -w $dbg/fault_drop_responses ] && echo 0 > $dbg/fault_drop_responses
-    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
-    for m in rnbd_client rtrs_client rnbd_server rtrs_server; do grep -q "^$m " /proc/modules && rmmod $m; done
-    rxe_teardown >/dev/null 2>&1
+    rnbd_stack_teardown
     rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -84,14 +84,7 @@ have_failslab=0
 # One TAP line per (module, operation) and per failslab operation.
 tap_plan $((3 + ${#modules[@]} * ${#phases[@]} + ${#fs_phases[@]}))
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
-setup() {
-    grep -q "^brd " /proc/modules && rmmod brd
-    rxe_setup 1 >/dev/null || return 1
-    modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=16384 || return 1
-    insmod rtrs/rtrs-server.ko sess_queue_depth=8 max_chunk_size=16384 && insmod rnbd/rnbd-server.ko &&
-        insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
-}
-if ! setup; then not_ok "setup"; tap_skip_all "setup failed"; fi
+if ! rnbd_stack_setup 1 16384 sess_queue_depth=8 max_chunk_size=16384; then not_ok "setup"; tap_skip_all "setup failed"; fi
 ok "setup: rxe, brd, our four modules (sess_queue_depth=8)"
 addr=${RXE_ADDR[0]}
 dd if=/dev/urandom of="$tmp/rand" bs=4k count=4 status=none

@@ -49,10 +49,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-must() {
-    local desc=$1; shift
-    if "$@"; then ok "$desc"; else not_ok "$desc (exit $?: $*)"; tap_skip_all "'$desc' failed"; fi
-}
 rnbd_devices() { ls /sys/block | grep '^rnbd' | sort; }
 # map DEVICE_PATH [OPTIONS]: maps in session $sess; prints the new /dev/rnbdN.
 map() {

@@ -4,12 +4,7 @@
 # moves both sides of its pair), CPU time per IO scaled to the measured part,
 # the baseline's own ratios (the "before"), failed runs named, and the chart
 # script written. TAP output.
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-say() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=1; }
+. "$(dirname "$0")/lib/tap.sh"
 run() { # round stack iops busy_jiffies -> one record, 10 s runtime + 2 s ramp
     local ios=$(( $3 * 10 ))
     printf '{"round": %d, "stack": "%s", "workload": "w", "io_poll": 0, "hz": 100, "cpus": 2, "busy_jiffies": %d, "total_jiffies": 2400, "ramp_s": 2, "runtime_s": 10, "fio": {"jobs": [{"read": {"iops": %d, "bw_bytes": %d, "total_ios": %d, "clat_ns": {"percentile": {"50.000000": 1000, "99.000000": 2000, "99.900000": 3000}}}, "write": {"iops": 0, "bw_bytes": 0, "total_ios": 0}}]}}\n' \

@@ -4,12 +4,7 @@
 # is accepted; a C++ dynamic initializer is refused, whether it calls a
 # constructor or was inlined; --sanitizers KASAN refuses an uninstrumented
 # object. TAP output; exit 1 if any case fails.
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-say() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=1; }
+. "$(dirname "$0")/lib/tap.sh"
 compile() { # name flags... < source
     g++ -O2 -c -x c++ -fno-exceptions -fno-asynchronous-unwind-tables "${@:2}" - -o "$tmp/$1.ko"
 }

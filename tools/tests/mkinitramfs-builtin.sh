@@ -3,10 +3,7 @@
 # overlay are built in (as in the debug kernel): the image builds, holds
 # only the modular ones, and a module that is neither is only a warning.
 # TAP output; exit 1 if any case fails.
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/tap.sh"
 abi=6.1.0-test
 mdir=$tmp/kernel/lib/modules/$abi
 mkdir -p "$mdir/kernel/drivers/virtio" "$mdir/kernel/net/9p"
@@ -23,8 +20,6 @@ kernel/net/9p/9pnet_virtio.ko
 kernel/fs/9p/9p.ko
 kernel/fs/overlayfs/overlay.ko
 BUILTIN
-n=0 failed=0
-say() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=1; }
 image=$("$top/tools/vm/mkinitramfs.sh" --kdir "$tmp/kernel" --abi "$abi" --out-dir "$tmp/out" 2> "$tmp/err"); rc=$?
 if [ $rc = 0 ] && [ -f "$image" ]; then say ok "built-in virtio/9p/overlay: the image builds"
 else say "not ok" "built-in virtio/9p/overlay: mkinitramfs failed (exit $rc)"; sed 's/^/#   /' "$tmp/err"; fi

@@ -92,6 +92,14 @@ struct Buffer {
     }
 };
 
+struct Pending;
+
+// A permit and the heap context of one synchronous request.
+struct Request {
+    rtrs_client_permit* permit = nullptr;
+    Pending* pending = nullptr;
+};
+
 class Tester {
 public:
     Tester(Proto proto, const char* device) : proto_(proto), device_(device) {}
@@ -126,6 +134,11 @@ private:
     // An RNBD control message sent as READ (reply into buffer) or WRITE.
     int rnbd_control(rtrs_direction direction, const u8* message, u32 message_length, Buffer& reply,
                      u32 reply_length);
+    // Takes a permit (waiting) and allocates the context: 0, -9999 without
+    // a permit, -ENOMEM (the permit given back). end_request() gives both
+    // back; a request that never completed keeps them.
+    int begin_request(Request& request);
+    void end_request(Request& request);
 
     Proto proto_;
     const char* device_;
@@ -259,16 +272,32 @@ struct Pending {
     IoContext io;
 };
 
-int Tester::io_sync(rtrs_direction direction, u64 offset, Buffer& buffer, u32 length, u32 entries, int fail_with)
+int Tester::begin_request(Request& request)
 {
-    rtrs_client_permit* permit = rtrs_client_get_permit(session_, RTRS_WAIT);
-    if (!permit)
+    request.permit = rtrs_client_get_permit(session_, RTRS_WAIT);
+    if (!request.permit)
         return -9999;
-    Pending* pending = allocate<Pending>(Gfp::kernel());
-    if (!pending) {
-        rtrs_client_put_permit(session_, permit);
+    request.pending = allocate<Pending>(Gfp::kernel());
+    if (!request.pending) {
+        rtrs_client_put_permit(session_, request.permit);
         return -err::kNoMem;
     }
+    return 0;
+}
+
+void Tester::end_request(Request& request)
+{
+    destroy(request.pending);
+    rtrs_client_put_permit(session_, request.permit);
+}
+
+int Tester::io_sync(rtrs_direction direction, u64 offset, Buffer& buffer, u32 length, u32 entries, int fail_with)
+{
+    Request request;
+    if (int rc = begin_request(request))
+        return rc;
+    rtrs_client_permit* permit = request.permit;
+    Pending* pending = request.pending;
     int result = -9998;
     if (submit(permit, direction, offset, buffer, length, entries, pending->io, pending->waiter, fail_with)) {
         if (!wait_all(pending->waiter)) {
@@ -277,22 +306,18 @@ int Tester::io_sync(rtrs_direction direction, u64 offset, Buffer& buffer, u32 le
         }
         result = pending->io.result.calls.load() == 1 ? pending->io.result.error.load() : -9996;
     }
-    destroy(pending);
-    rtrs_client_put_permit(session_, permit);
+    end_request(request);
     return result;
 }
 
 int Tester::rnbd_control(rtrs_direction direction, const u8* message, u32 message_length, Buffer& reply,
                          u32 reply_length)
 {
-    rtrs_client_permit* permit = rtrs_client_get_permit(session_, RTRS_WAIT);
-    if (!permit)
-        return -9999;
-    Pending* pending = allocate<Pending>(Gfp::kernel());
-    if (!pending) {
-        rtrs_client_put_permit(session_, permit);
-        return -err::kNoMem;
-    }
+    Request request;
+    if (int rc = begin_request(request))
+        return rc;
+    rtrs_client_permit* permit = request.permit;
+    Pending* pending = request.pending;
     copy_bytes(rtrs_client_permit_header(permit), message, message_length);
     pending->io.waiter = &pending->waiter;
     pending->waiter.outstanding.store(1);
@@ -306,8 +331,7 @@ int Tester::rnbd_control(rtrs_direction direction, const u8* message, u32 messag
         }
         rc = pending->io.result.error.load();
     }
-    destroy(pending);
-    rtrs_client_put_permit(session_, permit);
+    end_request(request);
     return rc;
 }
 

@@ -113,32 +113,35 @@ private:
 
 void Observed::describe(char* out, size_t size) const
 {
+    // The kinds that are a phrase, and the value after it where it says so.
+    struct Phrase {
+        Kind kind;
+        const char* text;
+        bool with_value;
+    };
+    static constexpr Phrase kPhrases[] = {
+        {kRejected, "connect rejected, errno ", true},
+        {kClosed, "path closed", false},
+        {kErrorAnswer, "error answer ", true},
+        {kOkAnswer, "accepted: answered with success", false},
+        {kEstablished, "accepted: connection established", false},
+        {kSetupFailed, "the case could not set up its path, step ", true},
+    };
     Text text(out, size);
-    switch (kind) {
-    case kNothing:
+    if (kind == kNothing) {
         text.append("no reaction within ").number(kReactionMs).append(" ms");
-        break;
-    case kRejected:
-        text.append("connect rejected, errno ").number(value);
-        break;
-    case kClosed:
-        text.append("path closed");
-        break;
-    case kErrorAnswer:
-        text.append("error answer ").number(value);
-        break;
-    case kOkAnswer:
-        text.append("accepted: answered with success");
-        break;
-    case kEstablished:
-        text.append("accepted: connection established");
-        break;
-    case kSetupFailed:
-        text.append("the case could not set up its path, step ").number(value);
-        break;
-    case kCounted:
+        return;
+    }
+    if (kind == kCounted) {
         text.number(value).append(" accepted, ").number(refused_count).append(" refused");
-        break;
+        return;
+    }
+    for (const Phrase& phrase : kPhrases) {
+        if (phrase.kind != kind)
+            continue;
+        text.append(phrase.text);
+        if (phrase.with_value)
+            text.number(value);
     }
 }
 
@@ -1302,30 +1305,6 @@ Verdict rnbd_open_object(Env& env, const char* leaf)
         verdict.pass = false;
     return verdict;
 }
-Verdict rnbd_open_regular_file(Env& env)
-{
-    return rnbd_open_object(env, "file");
-}
-Verdict rnbd_open_fifo(Env& env)
-{
-    return rnbd_open_object(env, "fifo");
-}
-Verdict rnbd_open_socket(Env& env)
-{
-    return rnbd_open_object(env, "sock");
-}
-Verdict rnbd_open_directory(Env& env)
-{
-    return rnbd_open_object(env, "dir");
-}
-Verdict rnbd_open_char_device_zero(Env& env)
-{
-    return rnbd_open_object(env, "/dev/zero");
-}
-Verdict rnbd_open_char_device_null(Env& env)
-{
-    return rnbd_open_object(env, "/dev/null");
-}
 
 // RNBD messages shorter than their type needs.
 Verdict rnbd_io_header_too_short(Env& env)
@@ -1480,12 +1459,12 @@ constexpr Case kServerCases[] = {
     {"rnbd_open_header_too_short", rnbd_open_header_too_short},
     {"rnbd_sess_info_too_short", rnbd_sess_info_too_short},
     {"rnbd_open_bad_access_mode", rnbd_open_bad_access_mode},
-    {"rnbd_open_regular_file", rnbd_open_regular_file},
-    {"rnbd_open_fifo", rnbd_open_fifo},
-    {"rnbd_open_socket", rnbd_open_socket},
-    {"rnbd_open_directory", rnbd_open_directory},
-    {"rnbd_open_char_device_zero", rnbd_open_char_device_zero},
-    {"rnbd_open_char_device_null", rnbd_open_char_device_null},
+    {"rnbd_open_regular_file", [](Env& env) { return rnbd_open_object(env, "file"); }},
+    {"rnbd_open_fifo", [](Env& env) { return rnbd_open_object(env, "fifo"); }},
+    {"rnbd_open_socket", [](Env& env) { return rnbd_open_object(env, "sock"); }},
+    {"rnbd_open_directory", [](Env& env) { return rnbd_open_object(env, "dir"); }},
+    {"rnbd_open_char_device_zero", [](Env& env) { return rnbd_open_object(env, "/dev/zero"); }},
+    {"rnbd_open_char_device_null", [](Env& env) { return rnbd_open_object(env, "/dev/null"); }},
     {"flood_sessions", flood_sessions},
     {"flood_paths", flood_paths},
 };

@@ -86,6 +86,8 @@ require_module() {
 # Prerequisites: each skips the whole script (tap_skip_all) when one is unmet.
 #   require_built FILE...          our built modules (FILE relative to the repo top)
 #   require_upstream KODIR MOD...  Linux's modules built by tools/upstream/build.sh into KODIR
+#   require_upstream_client        root, our servers built, and Linux's client stack in $kodir,
+#                                  whose modules it names in $upstream (load order)
 #   require_tools TOOL...          commands on PATH
 require_built() {
     local f
@@ -94,6 +96,12 @@ require_built() {
 require_upstream() {
     local kodir=$1 m; shift
     for m in "$@"; do [ -f "$kodir/$m.ko" ] || tap_skip_all "$kodir/$m.ko missing (tools/upstream/build.sh)"; done
+}
+require_upstream_client() {
+    upstream=(rtrs-core rtrs-client rnbd-client)
+    require_root
+    require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
+    require_upstream "$kodir" "${upstream[@]}"
 }
 require_tools() {
     local t

@@ -23,12 +23,9 @@ mnt=$tmpdir/mnt
 ctl=/sys/class/rnbd-client/ctl
 srv_kernel=/sys/kernel/rnbd_server/devices
 srv_class=/sys/class/rnbd-server/ctl/devices
-upstream=(rtrs-core rtrs-client rnbd-client)
 loopdev="" loopdev2=""
 
-require_root
-require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
-require_upstream "$kodir" "${upstream[@]}"
+require_upstream_client
 require_tools fio mkfs.ext4 rdma losetup sha256sum cmp blockdev
 
 cleanup() {

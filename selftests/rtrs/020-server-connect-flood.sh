@@ -22,11 +22,7 @@ flood=${FLOOD_SESSIONS:-200}
 max_sessions=8
 ctl=/sys/class/rnbd-client/ctl
 counters=/sys/kernel/debug/rtrs_server
-upstream=(rtrs-core rtrs-client rnbd-client)
-
-require_root
-require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
-require_upstream "$kodir" "${upstream[@]}"
+require_upstream_client
 
 cleanup() {
     unmap_client_links "$ctl"

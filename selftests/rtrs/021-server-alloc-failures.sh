@@ -22,11 +22,7 @@ cd "$(dirname "$0")/../.."
 steps=${ALLOC_STEPS:-22}
 ctl=/sys/class/rnbd-client/ctl
 dbg=/sys/kernel/debug/rtrs_server
-upstream=(rtrs-core rtrs-client rnbd-client)
-
-require_root
-require_built rtrs/rtrs-server.ko rnbd/rnbd-server.ko
-require_upstream "$kodir" "${upstream[@]}"
+require_upstream_client
 
 cleanup() {
     unmap_client_links "$ctl"

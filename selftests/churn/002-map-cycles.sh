@@ -24,11 +24,8 @@ names=(rtrs_client rtrs_server rnbd_client rnbd_server)
 srv=/sys/kernel/debug/rtrs_server
 tmp=$(mktemp -d /tmp/churn-map.XXXXXX)
 cleanup() {
-    local d
-    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
-    for m in rnbd_client rtrs_client rnbd_server rtrs_server; do grep -q "^$m " /proc/modules && rmmod $m; done
-    rxe_teardown >/dev/null 2>&1
-    grep -q "^brd " /proc/modules && rmmod brd
+    rnbd_stack_teardown
+    mod_loaded brd && rmmod brd
     rm -rf "$tmp"
     return 0
 }

@@ -62,19 +62,12 @@ fs=/sys/kernel/debug/failslab
 big=1000000000
 python=/usr/bin/python3; [ -x $python ] || python=python3
 tmp=$(mktemp -d /tmp/sweep.XXXXXX)
-unmap_all() {
-    local d
-    for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
-    return 0
-}
 cleanup() {
     local m
     for m in "${all[@]}"; do [ -w "/sys/kernel/debug/$m/fail_nth" ] && echo 0 > "/sys/kernel/debug/$m/fail_nth"; done
     [ -w $fs/ignore-gfp-wait ] && echo Y > $fs/ignore-gfp-wait
-    unmap_all
-    for m in rnbd_client rtrs_client rnbd_server rtrs_server; do grep -q "^$m " /proc/modules && rmmod $m; done
-    rxe_teardown >/dev/null 2>&1
-    grep -q "^brd " /proc/modules && rmmod brd
+    rnbd_stack_teardown
+    mod_loaded brd && rmmod brd
     rm -rf "$tmp"
     return 0
 }
@@ -308,7 +301,7 @@ ensure_unmapped() {
         out=$(unmap) || bad "the unmap before the step failed: $out"
         mapped=0
     fi
-    out=$(clean_state) || { bad "after unmapping: $out"; unmap_all; }
+    out=$(clean_state) || { bad "after unmapping: $out"; rnbd_unmap_all; }
 }
 step() { # injector n phase
     local inj=$1 n=$2 p=$3 out last rc left r s0
@@ -329,7 +322,7 @@ step() { # injector n phase
         case $p in
             map) mapped=1; wait_dev && io >/dev/null || bad "map said yes, the device does no IO" ;;
             unmap) mapped=0
-                out=$(clean_state) || { bad "unmap said yes: $out"; unmap_all; } ;;
+                out=$(clean_state) || { bad "unmap said yes: $out"; rnbd_unmap_all; } ;;
         esac
         return
     else
@@ -339,14 +332,14 @@ step() { # injector n phase
         clean_reason "$r" || bad "no clean errno: rc $rc: $out"
         # Nothing half-made, and the next attempt, without a failure, works.
         case $p in
-            map) out=$(clean_state) || { bad "the refused map left: $out"; unmap_all; }
+            map) out=$(clean_state) || { bad "the refused map left: $out"; rnbd_unmap_all; }
                 out=$(map) && wait_dev && io >/dev/null || bad "the next map failed: $out"
                 mapped=1 ;;
             io) io_retry >/dev/null || bad "IO does not work again" ;;
             unmap) [ -e /sys/block/rnbd0 ] || bad "unmap refused, the device went anyway"
                 out=$(unmap) || bad "the next unmap failed: $out"
                 mapped=0
-                out=$(clean_state) || { bad "after the next unmap: $out"; unmap_all; } ;;
+                out=$(clean_state) || { bad "after the next unmap: $out"; rnbd_unmap_all; } ;;
         esac
     fi
 }

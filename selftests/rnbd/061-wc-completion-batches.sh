@@ -21,13 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-setup() {
-    rxe_setup 1 >/dev/null || return 1
-    if mod_loaded brd; then rmmod brd || return 1; fi
-    modprobe brd rd_nr=1 rd_size=32768 || return 1
-    rnbd_server_load ours && rnbd_client_load
-}
-check "setup: one rxe path, brd, our four modules" setup
+check "setup: one rxe path, brd, our four modules" rnbd_stack_setup 1 32768 sess_queue_depth=128
 dev=$(rnbd_map "sessname=wc path=ip:${RXE_ADDR[0]} device_path=/dev/ram0") || not_ok "map /dev/ram0"
 cpath=$(echo /sys/class/rtrs-client/wc/paths/*)
 spath=$(echo /sys/class/rtrs-server/wc/paths/*)

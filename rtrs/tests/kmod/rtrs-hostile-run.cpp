@@ -311,6 +311,8 @@ public:
     Result<void> info(StringView name);
     // RDMA-writes bytes into chunk chunk_id with an immediate, on cid.
     Result<void> write_chunk(u16 cid, u32 chunk_id, ConstByteSpan bytes, u32 imm);
+    // Writes a built IO request (`chunk`, its message at `msg_offset`) with its immediate.
+    Result<void> send_io_request(u16 cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset);
     // Zero-length RDMA write with an immediate (no chunk needed).
     Result<void> write_imm_only(u16 cid, u32 imm);
 
@@ -586,6 +588,12 @@ Result<void> Path::write_imm_only(u16 cid, u32 imm)
     return {};
 }
 
+Result<void> Path::send_io_request(u16 cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset)
+{
+    auto imm = CXXRT_TRY(rcodec::encode_io_request_imm(geometry, chunk_id, msg_offset));
+    return write_chunk(cid, chunk_id, chunk, imm);
+}
+
 Result<void> Path::rtrs_read(u16 cid, ConstByteSpan usr, u32 desc_length, u16 flags)
 {
     CXXRT_TRY(make_buffers());
@@ -600,14 +608,9 @@ Result<void> Path::rtrs_read(u16 cid, ConstByteSpan usr, u32 desc_length, u16 fl
     rcodec::SgEntry desc{response_mr_->iova(), response_mr_->rkey(), desc_length};
     auto built = rcodec::build_rdma_read(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr.size()), flags,
                                          Span<const rcodec::SgEntry>(&desc, 1));
-    Result<void> result;
-    if (built.is_error()) {
-        result = built.error();
-    } else {
-        auto imm = rcodec::encode_io_request_imm(geometry, chunk_id, plan.msg_offset);
-        result = imm.is_error() ? Result<void>(imm.error())
-                                : write_chunk(cid, chunk_id, ConstByteSpan(bytes, plan.total), imm.value());
-    }
+    Result<void> result = built.is_error() ? Result<void>(built.error())
+                                           : send_io_request(cid, chunk_id, ConstByteSpan(bytes, plan.total),
+                                                             plan.msg_offset);
     cxxrt::free_array(bytes);
     return result;
 }
@@ -628,14 +631,9 @@ Result<void> Path::rtrs_write(u16 cid, u32 data_length, ConstByteSpan usr)
         bytes[i] = u8(i * 13 + 7);
     cxxrt::copy_bytes(bytes + plan.data_len, usr.data(), usr.size());
     auto built = rcodec::build_rdma_write(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr.size()));
-    Result<void> result;
-    if (built.is_error()) {
-        result = built.error();
-    } else {
-        auto imm = rcodec::encode_io_request_imm(geometry, chunk_id, plan.msg_offset);
-        result = imm.is_error() ? Result<void>(imm.error())
-                                : write_chunk(cid, chunk_id, ConstByteSpan(bytes, plan.total), imm.value());
-    }
+    Result<void> result = built.is_error() ? Result<void>(built.error())
+                                           : send_io_request(cid, chunk_id, ConstByteSpan(bytes, plan.total),
+                                                             plan.msg_offset);
     cxxrt::free_array(bytes);
     return result;
 }

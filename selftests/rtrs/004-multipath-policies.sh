@@ -133,16 +133,20 @@ echo min-inflight > $clt_sess_dir/mpath_policy
 check "min-inflight: verified IO, no errors" run_policy min-inflight /tmp/pol-mi
 check "min-inflight: both paths carry IO under load (each >= 10%)" share_between /tmp/pol-mi 10 90
 
-echo 20 > $clt_faults/fault_delay_ms
-echo 2 > $clt_faults/fault_delay_paths   # path 1: +20 ms
+# min-latency compares each path's last heartbeat round trip (plus the
+# delay): 200 ms, because a guest starved by a busy host (a kernel build
+# beside the VM) measures single round trips of tens of milliseconds.
+echo 200 > $clt_faults/fault_delay_ms
+echo 2 > $clt_faults/fault_delay_paths   # path 1: +200 ms
 echo min-latency > $clt_sess_dir/mpath_policy
-check "min-latency with path 1 slowed by 20 ms: verified IO, no errors" run_policy min-latency /tmp/pol-ml1
+check "min-latency with path 1 slowed by 200 ms: verified IO, no errors" run_policy min-latency /tmp/pol-ml1
 check "min-latency: path 0 (the faster) carries >= 95%" share_between /tmp/pol-ml1 95 100
 echo 1 > $clt_faults/fault_delay_paths   # now path 0 is the slow one
 check "min-latency with path 0 slowed instead: verified IO, no errors" run_policy min-latency /tmp/pol-ml0
 check "min-latency: path 1 now carries >= 95%" share_between /tmp/pol-ml0 0 5
 
 # Completions held back by the delay knob show in rdma_lat (and cause no errors).
+echo 20 > $clt_faults/fault_delay_ms
 echo rr > $clt_sess_dir/mpath_policy
 check "round-robin with path 0's completions delayed 20 ms: verified IO" run_policy rr-delayed /tmp/pol-rrd
 lat_all_at_least() { # DIR MS: every IO of DIR took >= MS (rows "< N ms" with N <= MS are empty)

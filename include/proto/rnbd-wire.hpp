@@ -16,9 +16,6 @@
 
 namespace rnbd::wire {
 
-using cxxrt::le16;
-using cxxrt::le32;
-using cxxrt::le64;
 using namespace cxxrt::integers;
 
 inline constexpr u8 kVersionMajor = 2;

@@ -20,9 +20,6 @@
 
 namespace rtrs::wire {
 
-using cxxrt::le16;
-using cxxrt::le32;
-using cxxrt::le64;
 using namespace cxxrt::integers;
 
 // ---------------------------------------------------------------------------

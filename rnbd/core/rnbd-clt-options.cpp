@@ -12,8 +12,6 @@ namespace {
 
 using cxxrt::Error;
 using cxxrt::TextBuffer;
-using cxxrt::parse::Option;
-using cxxrt::parse::OptionSpec;
 namespace err = cxxrt::err;
 namespace parse = cxxrt::parse;
 
@@ -31,7 +29,7 @@ enum SpecIndex : u16 {
     kSpecCount,
 };
 
-constexpr OptionSpec kMapSpecs[kSpecCount] = {
+constexpr parse::OptionSpec kMapSpecs[kSpecCount] = {
     {StringView("sessname", 8), 1, true},
     // Optional, as upstream: mapping another device over an existing
     // session needs no path; the glue answers -ENXIO when the session does
@@ -113,7 +111,8 @@ bool pick_keyword(const Keyword<E> (&keywords)[N], StringView value, E& out)
 
 // Kept out of line so its temporaries do not add to the caller's frame,
 // which already holds the token array.
-[[gnu::noinline]] Result<void> apply_option(const Option& option, u32 cpu_count, MapOptions& out, MapError& error)
+[[gnu::noinline]] Result<void> apply_option(const parse::Option& option, u32 cpu_count, MapOptions& out,
+                                            MapError& error)
 {
     const StringView value = option.value;
     switch (option.spec_index) {
@@ -235,10 +234,10 @@ Result<void> parse_map_options(StringView input, u32 cpu_count, MapOptions& out,
     e = MapError{};
     reset_options(out);
 
-    Option options[kMaxTokens];
+    parse::Option options[kMaxTokens];
     parse::ParseError syntax;
-    auto count = parse::parse_options(input, Span<const OptionSpec>(kMapSpecs), Span<Option>(options), &syntax,
-                                      kMaxMapInputLength);
+    auto count = parse::parse_options(input, Span<const parse::OptionSpec>(kMapSpecs), Span<parse::Option>(options),
+                                      &syntax, kMaxMapInputLength);
     if (count.is_error()) {
         // The tokenizer counts path= like any key; say "too many paths"
         // rather than "key given too many times" for the common mistake.

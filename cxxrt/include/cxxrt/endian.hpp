@@ -43,10 +43,14 @@ private:
     T raw_ = 0;
 };
 
+// With the plain integers (types.hpp), so a wire header names both with one
+// `using namespace cxxrt::integers;`.
+inline namespace integers {
 using le16 = WireInteger<u16, true>;
 using le32 = WireInteger<u32, true>;
 using le64 = WireInteger<u64, true>;
 using be32 = WireInteger<u32, false>;
+}  // namespace integers
 
 static_assert(sizeof(le16) == 2 && alignof(le16) == 2);
 static_assert(sizeof(le32) == 4 && alignof(le32) == 4);

@@ -246,3 +246,20 @@ rnbd_map() {
     echo "$d"
 }
 diskstat() { awk -v d="$1" -v f="$2" '$3 == d { print $f }' /proc/diskstats; }
+
+# Trace events with as little live patching of kernel text as the test
+# allows. Each enable or disable of an event patches the kernel's text
+# (static calls, jump labels), and so does the scheduler probe that records
+# task names (options/record-cmd) on the first enable and the last disable;
+# QEMU 7.2's multi-threaded TCG can leave a vCPU stuck on text another vCPU
+# patches (tools/vm/README.md: seen once in a test, in 006's toggles).
+# tracing_begin mounts tracefs if needed and turns task names off (the
+# tests match event text, never task names); tracing_end turns them back on.
+# Between the two, start and stop a window with tracing_on, which patches
+# nothing, rather than by enabling and disabling events.
+tracing=/sys/kernel/tracing
+tracing_begin() {
+    [ -e $tracing/trace ] || mount -t tracefs nodev $tracing || return 1
+    echo 0 > $tracing/options/record-cmd
+}
+tracing_end() { [ -w $tracing/options/record-cmd ] && echo 1 > $tracing/options/record-cmd; return 0; }

@@ -17,10 +17,11 @@
 require_root
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/rnbd-flush.XXXXXX)
-trc=/sys/kernel/tracing
 loop=
 cleanup() {
-    [ -w $trc/events/block/block_rq_issue/enable ] && echo 0 > $trc/events/block/block_rq_issue/enable
+    [ -w $tracing/events/block/block_rq_issue/enable ] && echo 0 > $tracing/events/block/block_rq_issue/enable
+    echo 1 > $tracing/tracing_on 2>/dev/null
+    tracing_end
     rnbd_stack_teardown
     [ -n "$loop" ] && losetup -d "$loop"
     mod_loaded null_blk && rmmod null_blk
@@ -33,7 +34,9 @@ setup() {
     rxe_setup 1 >/dev/null || return 1
     modprobe null_blk nr_devices=1 gb=1 memory_backed=1 discard=1 cache_size=16 || return 1
     modprobe loop && truncate -s 64M "$tmp/loop.img" && loop=$(losetup -f --show "$tmp/loop.img") || return 1
-    [ -d $trc/events ] || mount -t tracefs nodev $trc || return 1
+    # block_rq_issue stays enabled from here to the cleanup; tracing_on opens
+    # and closes each window (tracing_begin in lib.sh says why).
+    tracing_begin && echo 0 > $tracing/tracing_on && echo 1 > $tracing/events/block/block_rq_issue/enable || return 1
     rnbd_client_load
 }
 check "setup: rxe, null_blk (memory, cache, discard), a loop device over a tmpfs file, our client" setup
@@ -45,8 +48,8 @@ diag "server devices: nullb0 write_cache '$(cat /sys/block/nullb0/queue/write_ca
 zeroes() { # dev offset_MiB length_MiB
     dd if="/dev/$1" bs=1M skip="$2" count="$3" iflag=direct status=none | cmp -n $(($3 << 20)) - /dev/zero
 }
-trace_start() { echo 0 > $trc/tracing_on; echo > $trc/trace; echo 1 > $trc/events/block/block_rq_issue/enable; echo 1 > $trc/tracing_on; }
-trace_stop() { echo 0 > $trc/events/block/block_rq_issue/enable; cat $trc/trace > "$tmp/trace"; }
+trace_start() { echo > $tracing/trace; echo 1 > $tracing/tracing_on; }
+trace_stop() { echo 0 > $tracing/tracing_on; cat $tracing/trace > "$tmp/trace"; }
 
 # one SERVER BACKING: the whole set against one server device
 one() {

@@ -16,7 +16,6 @@ cd "$(dirname "$0")/../.."
 for f in rtrs/rtrs-server.ko rnbd/rnbd-server.ko rtrs/rtrs-client.ko rnbd/rnbd-client.ko; do
     [ -f "$f" ] || tap_skip_all "$f not built (make)"
 done
-tracing=/sys/kernel/tracing
 faults=/sys/kernel/debug/rtrs_client
 tmp=$(mktemp -d /tmp/rnbd-trace.XXXXXX)
 systems="rtrs_clt rtrs_srv rnbd_srv rnbd_clt"
@@ -29,6 +28,7 @@ events_enable() { # 0|1
 cleanup() {
     events_enable 0
     echo > $tracing/trace 2>/dev/null
+    tracing_end
     rnbd_stack_teardown
     for m in rtrs_client rtrs_core; do mod_loaded $m && rmmod $m; done
     rm -rf "$tmp"
@@ -36,7 +36,7 @@ cleanup() {
 trap cleanup EXIT
 
 tracefs() {
-    [ -e $tracing/trace ] || mount -t tracefs nodev $tracing || return 1
+    tracing_begin || return 1
     [ -e $tracing/trace ]
 }
 check "tracefs at $tracing" tracefs || tap_skip_all "no tracefs"

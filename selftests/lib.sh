@@ -254,12 +254,17 @@ diskstat() { awk -v d="$1" -v f="$2" '$3 == d { print $f }' /proc/diskstats; }
 # QEMU 7.2's multi-threaded TCG can leave a vCPU stuck on text another vCPU
 # patches (tools/vm/README.md: seen once in a test, in 006's toggles).
 # tracing_begin mounts tracefs if needed and turns task names off (the
-# tests match event text, never task names); tracing_end turns them back on.
-# Between the two, start and stop a window with tracing_on, which patches
-# nothing, rather than by enabling and disabling events.
+# tests match event text, never task names). Between it and tracing_end,
+# start and stop a window with tracing_on, which patches nothing, rather
+# than by enabling and disabling events. tracing_end puts both settings
+# back to the kernel's defaults (task names and tracing_on on).
 tracing=/sys/kernel/tracing
 tracing_begin() {
     [ -e $tracing/trace ] || mount -t tracefs nodev $tracing || return 1
     echo 0 > $tracing/options/record-cmd
 }
-tracing_end() { [ -w $tracing/options/record-cmd ] && echo 1 > $tracing/options/record-cmd; return 0; }
+tracing_end() {
+    [ -w $tracing/options/record-cmd ] || return 0
+    echo 1 > $tracing/options/record-cmd
+    echo 1 > $tracing/tracing_on
+}

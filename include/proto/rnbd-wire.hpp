@@ -66,18 +66,13 @@ inline constexpr u8 kCachePolicyKnown = kCacheFua | kCacheWriteback;
 inline constexpr unsigned kOpBits = 8;
 inline constexpr u32 kOpMask = (1u << kOpBits) - 1;
 
-enum class IoOp : u32 {
-    kRead = 0,
-    kWrite = 1,
-    kFlush = 2,
-    kDiscard = 3,
-    kSecureErase = 4,
-    // 6.1 named op 5 WRITE_SAME and never sent or served it; 6.12 reuses
-    // it for WRITE_ZEROES, sent only to a server whose OPEN_RSP announced
-    // max_write_zeroes_sectors (a 6.1 server announces 0 there).
-    kWriteZeroes = 5,
-};
-inline constexpr u32 kIoOpCount = 6;
+// The operations numbered from 0 in this order, which is the protocol's.
+// The last (5): 6.1 named it WRITE_SAME and never sent or served it; 6.12
+// sends WRITE_ZEROES there, only to a server whose OPEN_RSP announced
+// max_write_zeroes_sectors (a 6.1 server announces 0 there).
+enum class IoOp : u32 { kRead, kWrite, kFlush, kDiscard, kSecureErase, kWriteZeroes };
+inline constexpr u32 kIoOpCount = u32(IoOp::kWriteZeroes) + 1;
+static_assert(u32(IoOp::kSecureErase) == 4 && kIoOpCount == 6);
 
 enum IoFlag : u32 {
     kIoFlagSync = 1u << (kOpBits + 0),

@@ -20,7 +20,6 @@ tmp=$(mktemp -d /tmp/rnbd-flush.XXXXXX)
 loop=
 cleanup() {
     [ -w $tracing/events/block/block_rq_issue/enable ] && echo 0 > $tracing/events/block/block_rq_issue/enable
-    echo 1 > $tracing/tracing_on 2>/dev/null
     tracing_end
     rnbd_stack_teardown
     [ -n "$loop" ] && losetup -d "$loop"

@@ -7,7 +7,7 @@ namespace cxxrt {
 
 // In a namespace of their own so that a header brings all of them in with one
 // `using namespace cxxrt::integers;` (inline: cxxrt::u32 names them as well;
-// endian.hpp adds the little-endian wire integers le16, le32, le64 to it).
+// endian.hpp adds the wire integers le16, le32, le64 and be32 to it).
 inline namespace integers {
 using u8 = __UINT8_TYPE__;
 using u16 = __UINT16_TYPE__;

@@ -205,6 +205,12 @@ void rtrs_server_close(struct rtrs_server_context *context) RTRS_API_NOEXCEPT;
 void rtrs_server_set_session_context(struct rtrs_server_session *session, void *context) RTRS_API_NOEXCEPT;
 int rtrs_server_session_name(struct rtrs_server_session *session, char *buffer, unsigned int size) RTRS_API_NOEXCEPT;
 unsigned int rtrs_server_queue_depth(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
+/*
+ * Bytes of one chunk of the session: the most `data_length` an IO callback
+ * can be handed (READ data fills the chunk from its start). The user
+ * should refuse an IO that asks to move more. KAPI: any context.
+ */
+unsigned int rtrs_server_chunk_size(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
 /* Completes an IO with 0 or a negative errno. KAPI: any context, no sleep. */
 void rtrs_server_respond(struct rtrs_server_io *io, int error) RTRS_API_NOEXCEPT;
 

@@ -1725,6 +1725,7 @@ enum class ClientCase {
     kOpenRspZeroSegments,
     kOpenRspZeroMaxHwSectors,
     kOpenRspSizeNotRepresentable,
+    kControlNeverAnswered,
 };
 
 struct ClientCaseName {
@@ -1754,6 +1755,9 @@ constexpr ClientCaseName kClientCases[] = {
     {"open_rsp_zero_segments", ClientCase::kOpenRspZeroSegments},
     {"open_rsp_zero_max_hw_sectors", ClientCase::kOpenRspZeroMaxHwSectors},
     {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
+    // Queue depth 1; the first OPEN of a session is answered, no later one
+    // (selftests/hostile/011: map/unmap/rmmod must not hang on it).
+    {"control_never_answered", ClientCase::kControlNeverAnswered},
 };
 
 const char* client_case_name(ClientCase value)
@@ -1833,6 +1837,7 @@ class ServeSession final : cxxrt::Pinned {
 public:
     ServeSession(ClientCase which, const rwire::Uuid& paths_uuid, u16 connections)
         : which_(which), paths_uuid_(paths_uuid), connection_count_(connections),
+          queue_depth_(which == ClientCase::kControlNeverAnswered ? 1 : kServeQueueDepth),
           probe_(cxxrt::lock_class<"rtrs::hostile::ServeSession::probe_">,
                  cxxrt::Callback::to<&ServeSession::probe>(this))
     {
@@ -1858,6 +1863,8 @@ private:
     ClientCase which_;
     rwire::Uuid paths_uuid_;
     u16 connection_count_;
+    u32 queue_depth_;  // announced; chunks_ has kServeQueueDepth
+    Atomic<u32> opens_{0};
     RefPtr<ProtectionDomain> pd_;
     UniquePtr<ServeConn> conns_[kMaxServeConnections];
     UniquePtr<DmaBuffer> chunks_[kServeQueueDepth];
@@ -1975,7 +1982,7 @@ void ServeSession::teardown()
 Result<void> ServeSession::init(Device device)
 {
     pd_ = CXXRT_TRY(ProtectionDomain::create(Gfp::kernel(), device));
-    geometry_ = CXXRT_TRY(rcodec::make_chunk_geometry(kServeQueueDepth, kServeChunkSize));
+    geometry_ = CXXRT_TRY(rcodec::make_chunk_geometry(queue_depth_, kServeChunkSize));
     for (u32 i = 0; i < kServeQueueDepth; ++i) {
         chunks_[i] =
             CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, kServeChunkSize, DmaDirection::kBidirectional));
@@ -1992,7 +1999,7 @@ void ServeSession::build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const
     rwire::ConnRsp rsp{};
     rsp.magic.set(rwire::kMagic);
     rsp.version.set(rwire::kVersion);
-    rsp.queue_depth.set(u16(kServeQueueDepth));
+    rsp.queue_depth.set(u16(queue_depth_));
     rsp.max_io_size.set(kServeChunkSize - kServeHeaderSize);
     rsp.max_hdr_size.set(kServeHeaderSize);
     rsp.flags.set(which_ == ClientCase::kRkeyRspBadId ? u32(rwire::kMsgFlagNewRkey) : 0u);
@@ -2066,7 +2073,7 @@ void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
     }
     // Register every chunk, then describe them (send-queue order).
     rcodec::SgEntry descs[kServeQueueDepth];
-    for (u32 i = 0; i < kServeQueueDepth; ++i) {
+    for (u32 i = 0; i < queue_depth_; ++i) {
         if (info_done_.load() == 0 &&
             chunk_regions_[i]->post_register(conn.qp(), nullptr, kLocalWrite | kRemoteWrite | kRemoteRead, kUnsignaled)
                 .is_error())
@@ -2076,7 +2083,7 @@ void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
     info_done_.store(1);
     u8* out = out_->data();
     size_t length = 0;
-    auto built = rcodec::build_info_rsp(out_->bytes(), Span<const rcodec::SgEntry>(descs, kServeQueueDepth));
+    auto built = rcodec::build_info_rsp(out_->bytes(), Span<const rcodec::SgEntry>(descs, queue_depth_));
     if (built.is_error())
         return;
     length = built.value();
@@ -2221,6 +2228,10 @@ void ServeSession::on_io_request(ServeConn& conn, u32 imm)
         return;
     }
     case nwire::MsgType::kOpen: {
+        if (which_ == ClientCase::kControlNeverAnswered && opens_.fetch_add(1) > 0) {
+            note("OPEN left unanswered, its permit held");
+            return;
+        }
         nwire::OpenRspMsg rsp{};
         rsp.hdr.type.set(u16(nwire::MsgType::kOpenRsp));
         rsp.device_id.set(7);

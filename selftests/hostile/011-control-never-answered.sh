@@ -92,8 +92,8 @@ d_pid=$!
 sleep 1
 kill -INT $d_pid 2>/dev/null
 for _ in $(seq 30); do [ -e /proc/$d_pid ] || break; sleep 0.1; done
-if [ -e /proc/$d_pid ]; then not_ok "a map waiting for a permit ends on SIGINT"; kill -9 $d_pid
-else ok "a map waiting for a permit ends on SIGINT"; fi
+if [ -e /proc/$d_pid ]; then not_ok "a map waiting behind an unanswered map of its session ends on SIGINT"; kill -9 $d_pid
+else ok "a map waiting behind an unanswered map of its session ends on SIGINT"; fi
 wait $c_pid $d_pid 2>/dev/null
 
 check "unmap A" bash -c "echo force > /sys/block/$evil_a/rnbd_client/unmap_device"

@@ -93,7 +93,11 @@ IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, u32 data_room, cons
 {
 }
 
-void IoWork::queue() { work_.queue_on(server().io_wq()); }
+void IoWork::queue()
+{
+    const bool vfs = dev_.backing().backend().kind() == Backend::Kind::kFile;
+    work_.queue_on(vfs ? server().file_io_wq() : server().io_wq());
+}
 
 void IoWork::finish(int error)
 {

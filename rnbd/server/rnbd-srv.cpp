@@ -49,6 +49,11 @@ Server& server() { return *g_server; }
 Result<void> Server::start(u16 port)
 {
     io_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_io", wq::kMemReclaim | wq::kHighPri));
+    // The VFS serves an IO synchronously in its work item (a read of cold
+    // pages, an fsync of the whole file): on its own unbound queue, so a
+    // client that keeps fileio FLUSHes in flight does not take the per-CPU
+    // slots every block-device mapping's IO is queued on.
+    file_io_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_fileio", wq::kMemReclaim | wq::kUnbound));
     control_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_ctl", wq::kMemReclaim | wq::kUnbound));
     sess_dev_group_ = CXXRT_TRY(sysfs::Group::create(sess_dev_group_spec(), sysfs::Flavour::kKobject));
     class_ = CXXRT_TRY(sysfs::DeviceClass::create("rnbd-server"));
@@ -77,6 +82,7 @@ void Server::stop()
         rtrs_ = nullptr;
     }
     control_wq_.reset();
+    file_io_wq_.reset();
     io_wq_.reset();
     devices_link_.reset();
     kernel_dir_.remove();

@@ -254,13 +254,15 @@ public:
     void detach(SessDev& dev);
 
     cxxrt::Workqueue& io_wq() { return io_wq_; }
+    cxxrt::Workqueue& file_io_wq() { return file_io_wq_; }
     cxxrt::Workqueue& control_wq() { return control_wq_; }
     const sysfs::Group& sess_dev_group() const { return sess_dev_group_; }
 
 private:
 
     rtrs_server_context* rtrs_ = nullptr;
-    cxxrt::Workqueue io_wq_;
+    cxxrt::Workqueue io_wq_;       // bios (block devices): per CPU, high priority
+    cxxrt::Workqueue file_io_wq_;  // the VFS (fileio mappings): unbound
     cxxrt::Workqueue control_wq_;
     sysfs::Group sess_dev_group_;
     sysfs::DeviceClass class_;

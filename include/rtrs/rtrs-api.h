@@ -116,6 +116,15 @@ int rtrs_client_query(struct rtrs_client_session *session,
 /* A permit owns one server chunk. With RTRS_WAIT it may sleep. */
 struct rtrs_client_permit *rtrs_client_get_permit(struct rtrs_client_session *session,
 						  enum rtrs_wait wait) RTRS_API_NOEXCEPT;
+/*
+ * Waits for a permit at most `timeout_ms`, and not past a signal: 0 with
+ * *permit set, -ETIMEDOUT, or -ERESTARTSYS (a signal; a sysfs write
+ * returns EINTR). For callers that must not hang on a server that keeps
+ * every permit (a control message that is never answered holds its
+ * permit until rtrs_client_abort() ends it). KAPI: process context, sleeps.
+ */
+int rtrs_client_get_permit_timeout(struct rtrs_client_session *session, unsigned int timeout_ms,
+				   struct rtrs_client_permit **permit) RTRS_API_NOEXCEPT;
 void rtrs_client_put_permit(struct rtrs_client_session *session,
 			    struct rtrs_client_permit *permit) RTRS_API_NOEXCEPT;
 /* Where the user writes its header (user_header_size bytes). */
@@ -205,6 +214,12 @@ void rtrs_server_close(struct rtrs_server_context *context) RTRS_API_NOEXCEPT;
 void rtrs_server_set_session_context(struct rtrs_server_session *session, void *context) RTRS_API_NOEXCEPT;
 int rtrs_server_session_name(struct rtrs_server_session *session, char *buffer, unsigned int size) RTRS_API_NOEXCEPT;
 unsigned int rtrs_server_queue_depth(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
+/*
+ * Bytes of one chunk of the session: the most `data_length` an IO callback
+ * can be handed (READ data fills the chunk from its start). The user
+ * should refuse an IO that asks to move more. KAPI: any context.
+ */
+unsigned int rtrs_server_chunk_size(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
 /* Completes an IO with 0 or a negative errno. KAPI: any context, no sleep. */
 void rtrs_server_respond(struct rtrs_server_io *io, int error) RTRS_API_NOEXCEPT;
 

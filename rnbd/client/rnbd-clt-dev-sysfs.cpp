@@ -79,7 +79,7 @@ Result<void> Device::store_unmap_device(Input& in)
         return Error(err::kInval);
     }
     // Once our file is removed below, nothing else keeps the module loaded
-    // while the CLOSE waits for the server (up to kMessageTimeoutMs): hold
+    // while the CLOSE waits for the server (up to control_timeout_ms): hold
     // it ourselves, so `rmmod rnbd-client` meanwhile fails with EBUSY
     // instead of freeing the code this write runs. Refused while unloading:
     // module exit unmaps every device itself.

@@ -5,6 +5,7 @@
 #include <cxxrt/new.hpp>
 #include "kernel/block/scatterlist.hpp"
 #include "kernel/net/interface.hpp"
+#include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -60,7 +61,7 @@ Result<void> resolve_scope(const rtrs::Address& address, rtrs_address& out)
 // One control message in flight: the reply room the transport fills, and
 // the completion the sender waits on. Two references while in flight (the
 // sender and the transport's done callback), so a sender that gives up
-// after kMessageTimeoutMs leaves the rest to the callback.
+// after control_timeout_ms leaves the rest to the callback.
 struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     ~Reply()
     {
@@ -69,9 +70,27 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     static void done(void* context, int error)
     {
         RefPtr<Reply> reply = cxxrt::from_foreign<RefPtr<Reply>>(context);  // dropped last
+        {
+            // An abort() in progress finishes before the permit goes back
+            // (and may be handed to another request).
+            cxxrt::IrqSpinGuard guard(reply->lock);
+            reply->finished = true;
+        }
         reply->error = error;
         rtrs_client_put_permit(reply->rtrs, reply->permit);
         reply->completed.complete();
+    }
+    // The sender gave up: unless the answer already came, the transport
+    // fails the path carrying the message, and done() then runs with
+    // -ETIMEDOUT, which gives the permit back (a server that never answers
+    // would otherwise keep it for as long as the session lives). The reply
+    // room stays allocated until done(): the server may write it until the
+    // path is drained.
+    void abort()
+    {
+        cxxrt::IrqSpinGuard guard(lock);
+        if (!finished)
+            rtrs_client_abort(rtrs, permit, 1);
     }
 
     cxxrt::Completion completed{cxxrt::lock_class<"rnbd::clt::Session::Reply::completed">};
@@ -80,6 +99,8 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     u8* buffer = nullptr;
     block::SingleScatterlist sg;
     int error = 0;
+    cxxrt::SpinLock lock{cxxrt::lock_class<"rnbd::clt::Session::Reply::lock">};
+    bool finished CXXRT_GUARDED_BY(lock) = false;
 };
 
 Result<RefPtr<Session>> Session::open(Client& client, const MapOptions& options)
@@ -166,9 +187,14 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
             return Error(err::kNoMem);
         CXXRT_TRY(reply->sg.init(reply->buffer, u32(reply_out.size()), Gfp::kernel()));
     }
-    reply->permit = rtrs_client_get_permit(rtrs_, RTRS_WAIT);
-    if (!reply->permit)
-        return Error(err::kNoMem);
+    // Bounded and interruptible: a server that holds every permit (its
+    // queue depth may be 1) must not hang map_device or unmap_device.
+    const u32 timeout_ms = rnbd_clt_control_timeout_ms();
+    int got = rtrs_client_get_permit_timeout(rtrs_, timeout_ms, &reply->permit);
+    if (got) {
+        log::err("session %s: no free permit for a control message in %u ms (%d)", name_, timeout_ms, got);
+        return Error::from_errno(got);
+    }
     cxxrt::copy_bytes(rtrs_client_permit_header(reply->permit), message.data(), message.size());
     void* context = cxxrt::into_foreign(RefPtr<Reply>(reply));  // the done callback's reference
     int rc = rtrs_client_request(rtrs_, reply->permit, direction, u32(message.size()), reply->sg.get(),
@@ -178,8 +204,10 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
         (void)cxxrt::from_foreign<RefPtr<Reply>>(context);  // never handed over: dropped here
         return Error::from_errno(rc);
     }
-    if (!reply->completed.wait_timeout(kMessageTimeoutMs)) {
-        log::err("session %s: no answer from the server in %u s", name_, kMessageTimeoutMs / 1000);
+    if (!reply->completed.wait_timeout(timeout_ms)) {
+        log::err("session %s: no answer from the server in %u ms; failing the path that carries it", name_,
+                 timeout_ms);
+        reply->abort();
         return Error(err::kTimedOut);
     }
     if (reply->error)

@@ -5,6 +5,7 @@
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
 #include <cxxrt/percpu.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
@@ -119,19 +120,68 @@ bool Client::mapped(StringView session, StringView path)
     return false;
 }
 
+bool Client::session_claimed(StringView session)
+{
+    for (MapClaim& claim : claims_)
+        if (claim.session == session)
+            return true;
+    return false;
+}
+
+// The plain link name is taken: by a mapped device or by a map in progress.
+bool Client::device_id_taken(StringView device_id)
+{
+    for (Device& device : devices_)
+        if (StringView(device.device_id()) == device_id)
+            return true;
+    for (MapClaim& claim : claims_)
+        if (!claim.suffixed && StringView(claim.device_id) == device_id)
+            return true;
+    return false;
+}
+
+Result<void> Client::claim_map(MapClaim& claim)
+{
+    CXXRT_TRY(format_device_id(claim.path, cxxrt::Span<char>(claim.device_id)));
+    for (;;) {
+        u32 generation = 0;
+        {
+            cxxrt::MutexGuard guard(map_lock_);
+            if (exiting_.load())
+                return Error(err::kNoDev);
+            if (mapped(claim.session, claim.path)) {
+                log::err_ratelimited("map_device: %.*s is already mapped on session %.*s", int(claim.path.length()),
+                                     claim.path.data(), int(claim.session.length()), claim.session.data());
+                return Error(err::kExist);
+            }
+            if (!session_claimed(claim.session)) {
+                // The seed's link name is the device path; another session may hold it.
+                claim.suffixed = device_id_taken(StringView(claim.device_id));
+                claims_.push_back(claim);
+                return {};
+            }
+            generation = claims_generation_.load();
+        }
+        // Another map of this session is in progress: wait for it (a signal ends the wait).
+        CXXRT_TRY(claims_changed_.wait_interruptible([&] { return claims_generation_.load() != generation; }));
+    }
+}
+
+void Client::release_claim(MapClaim& claim)
+{
+    {
+        cxxrt::MutexGuard guard(map_lock_);
+        claims_.remove(claim);
+        claims_generation_.fetch_add(1);
+    }
+    claims_changed_.wake_up_all();
+}
+
 Result<void> Client::map(const MapOptions& options)
 {
-    if (exiting_.load())
-        return Error(err::kNoDev);
-    cxxrt::MutexGuard guard(map_lock_);
-    if (exiting_.load())
-        return Error(err::kNoDev);
-    if (mapped(options.session_name, options.device_path)) {
-        log::err_ratelimited("map_device: %.*s is already mapped on session %.*s",
-                             int(options.device_path.length()), options.device_path.data(),
-                             int(options.session_name.length()), options.session_name.data());
-        return Error(err::kExist);
-    }
+    MapClaim claim(options.session_name, options.device_path);
+    CXXRT_TRY(claim_map(claim));
+    cxxrt::ScopeGuard release([&] { release_claim(claim); });
     RefPtr<Session> session = find_session(options.session_name);
     if (!session) {
         if (options.path_count == 0) {
@@ -151,17 +201,19 @@ Result<void> Client::map(const MapOptions& options)
         return Error(err::kNoMem);
     }
     RefPtr<Device> device(cxxrt::Adopt::kAdopt, made);
-    // The seed's link name is the device path; another session may hold it.
-    CXXRT_TRY(device->set_link_names(false));
-    for (Device& other : devices_) {
-        if (StringView(other.device_id()) == StringView(device->device_id())) {
-            CXXRT_TRY(device->set_link_names(true));
-            break;
+    CXXRT_TRY(device->set_link_names(claim.suffixed));
+    CXXRT_TRY(device->map());
+    {
+        cxxrt::MutexGuard guard(map_lock_);
+        if (!exiting_.load()) {
+            devices_.push_back(*device.leak_ref());  // the mapped reference
+            return {};
         }
     }
-    CXXRT_TRY(device->map());
-    devices_.push_back(*device.leak_ref());  // the mapped reference
-    return {};
+    // rmmod began while this map ran and no longer looks for new devices.
+    if (device->begin_unmap())
+        device->unmap(true);
+    return Error(err::kNoDev);
 }
 
 void Client::forget_device(Device& device)
@@ -237,6 +289,19 @@ extern "C" int rnbd_clt_cxx_init(void) noexcept
     g_client = client;
     cxxrt::log::info("rnbd-client: loaded, RNBD protocol %u.%u", rnbd::wire::kVersionMajor,
                      rnbd::wire::kVersionMinor);
+    return 0;
+}
+
+extern "C" int rnbd_clt_cxx_set_control_timeout(const char* value, unsigned int* storage) noexcept
+{
+    auto parsed = cxxrt::parse::parse_unsigned(cxxrt::parse::trim_line(cxxrt::StringView(value)),
+                                               rnbd::clt::kMaxControlTimeoutMs);
+    if (parsed.is_error() || parsed.value() < rnbd::clt::kMinControlTimeoutMs) {
+        cxxrt::log::err("rnbd-client: control_timeout_ms: '%s' is not a number of ms in %u..%u", value,
+                        rnbd::clt::kMinControlTimeoutMs, rnbd::clt::kMaxControlTimeoutMs);
+        return -cxxrt::err::kInval;
+    }
+    *storage = unsigned(parsed.value());
     return 0;
 }
 

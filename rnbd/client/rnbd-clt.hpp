@@ -72,7 +72,10 @@ class Device;
 inline constexpr u32 kPartitionBits = 6;                  // 64 minors per disk, as upstream
 inline constexpr u32 kMinorsPerDisk = 1u << kPartitionBits;
 inline constexpr u32 kMaxDevices = 1u << (20 - kPartitionBits);  // MINORBITS = 20
-inline constexpr u32 kMessageTimeoutMs = 120000;           // SESS_INFO / OPEN / CLOSE
+// SESS_INFO / OPEN / CLOSE, and the wait for their permit: the module
+// parameter control_timeout_ms (default 120000), within these bounds.
+inline constexpr u32 kMinControlTimeoutMs = 1000;
+inline constexpr u32 kMaxControlTimeoutMs = 600000;
 inline constexpr u32 kReconnectDelaySeconds = 30;          // as upstream passes to RTRS
 inline constexpr u32 kUserHeaderSize = sizeof(wire::OpenMsg);  // the largest RNBD message
 inline constexpr u32 kIoMessageSize = sizeof(wire::IoMsg);
@@ -323,12 +326,39 @@ public:
     void device_destroyed() { live_devices_.leave(); }
 
 private:
+    // A map_device in progress, on its handler's stack. Claims let the registry
+    // checks see the maps that are not published yet, and keep two maps of one
+    // session from running at once (the first creates the session, the second
+    // finds it), so map_lock_ is held for those checks only, never across a
+    // network round trip: a server that does not answer holds up the maps of
+    // its own session, not every map, unmap and rmmod.
+    struct MapClaim : cxxrt::Pinned {
+        MapClaim(cxxrt::StringView session_name, cxxrt::StringView device_path)
+            : session(session_name), path(device_path)
+        {
+        }
+        cxxrt::StringView session;
+        cxxrt::StringView path;
+        char device_id[kDeviceIdMax] = {};  // the link name it takes unless `suffixed`
+        bool suffixed = false;
+        cxxrt::ListNode node;
+    };
     cxxrt::Result<void> map(const MapOptions& options);
-    cxxrt::Result<u32> allocate_index() CXXRT_REQUIRES(map_lock_);
+    // Registers a map in progress (waits while another map of its session
+    // runs); EEXIST for a mapping that exists, ENODEV while unloading.
+    cxxrt::Result<void> claim_map(MapClaim& claim);
+    void release_claim(MapClaim& claim);
+    cxxrt::Result<u32> allocate_index();
     bool mapped(cxxrt::StringView session, cxxrt::StringView path) CXXRT_REQUIRES(map_lock_);
+    bool session_claimed(cxxrt::StringView session) CXXRT_REQUIRES(map_lock_);
+    bool device_id_taken(cxxrt::StringView device_id) CXXRT_REQUIRES(map_lock_);
 
+    // Held for registry checks and updates only, never across the network.
     cxxrt::Mutex map_lock_{cxxrt::lock_class<"rnbd::clt::Client::map_lock_">};
     cxxrt::IntrusiveList<Device, &Device::registry_node> devices_ CXXRT_GUARDED_BY(map_lock_);
+    cxxrt::IntrusiveList<MapClaim, &MapClaim::node> claims_ CXXRT_GUARDED_BY(map_lock_);
+    Atomic<u32> claims_generation_{0};  // changes when a claim goes
+    cxxrt::WaitQueue claims_changed_{cxxrt::lock_class<"rnbd::clt::Client::claims_changed_">};
     cxxrt::SpinLock index_lock_{cxxrt::lock_class<"rnbd::clt::Client::index_lock_">};
     u64 index_bits_[kMaxDevices / 64] CXXRT_GUARDED_BY(index_lock_) = {};
     cxxrt::Mutex sessions_lock_{cxxrt::lock_class<"rnbd::clt::Client::sessions_lock_">};

@@ -30,13 +30,26 @@ class SessDev;
 // One validated IO on its way to the backing object (rnbd-srv-io.cpp).
 class IoWork : Pinned {
 public:
-    IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields);
+    IoWork(SessDev& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
 
     // Runs it on the IO workqueue (process context). Any context.
     void queue();
     const codec::IoFields& fields() const { return fields_; }
     // The RTRS chunk: the data to write, or where read data goes.
     void* data() const { return data_; }
+    // The bytes of the chunk behind data(): no READ or WRITE may move more
+    // (checked when the IO was decoded, and again by each backend).
+    u32 data_room() const { return data_room_; }
+    // What a READ or WRITE moves (0 for the other ops), if it fits data_room().
+    Result<u32> payload() const
+    {
+        const bool moves_data = fields_.op == wire::IoOp::kRead || fields_.op == wire::IoOp::kWrite;
+        if (!moves_data)
+            return 0u;
+        if (fields_.bi_size > data_room_)
+            return Error(cxxrt::err::kInval);
+        return fields_.bi_size;
+    }
     // Answers the request (0 or -errno), frees this and lets the mapping
     // go. Any context.
     void finish(int error);
@@ -48,6 +61,7 @@ private:
     SessDev& dev_;
     rtrs_server_io* io_;
     void* data_;
+    u32 data_room_;
     codec::IoFields fields_;
 };
 
@@ -146,7 +160,11 @@ public:
         return can_direct_ ? "fileio (direct writes)" : "fileio (buffered writes)";
     }
 
-    void submit(IoWork& work) { work.finish(serve(work.fields(), work.data())); }
+    void submit(IoWork& work)
+    {
+        auto payload = work.payload();
+        work.finish(payload.is_error() ? payload.to_errno() : serve(work.fields(), work.data()));
+    }
     u64 sectors() const { return file_.size() >> wire::kSectorShift; }
 
 private:

@@ -97,8 +97,12 @@ void BlockBackend::submit(IoWork& work)
         work.finish(op.to_errno());
         return;
     }
-    const bool has_data = fields.op == IoOp::kRead || fields.op == IoOp::kWrite;
-    block::Bio bio = block::Bio::allocate(device_, op.value(), work.data(), has_data ? fields.bi_size : 0);
+    auto payload = work.payload();  // never a bio larger than the chunk
+    if (payload.is_error()) {
+        work.finish(payload.to_errno());
+        return;
+    }
+    block::Bio bio = block::Bio::allocate(device_, op.value(), work.data(), payload.value());
     if (!bio) {
         work.finish(-err::kInval);
         return;

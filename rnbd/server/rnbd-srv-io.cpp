@@ -87,9 +87,9 @@ private:
 
 // ---- IoWork ----
 
-IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, const codec::IoFields& fields)
+IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields)
     : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
-      data_(data), fields_(fields)
+      data_(data), data_room_(data_room), fields_(fields)
 {
 }
 
@@ -128,12 +128,19 @@ static_assert(u8(wire::AccessMode::kReadOnly) == RNBD_TRACE_ACCESS_RO &&
                                    f.prio, data_length, header_length);
 }
 
+constexpr size_t kLargestMessage = max(max(sizeof(wire::OpenMsg), sizeof(wire::IoMsg)),
+                                        max(sizeof(wire::SessInfoMsg), sizeof(wire::CloseMsg)));
+
+// `header` is our copy of the user header (on_rtrs_io), `header_length`
+// what the client sent (for the trace).
 int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
-              ConstByteSpan header)
+              ConstByteSpan header, u32 header_length)
 {
     codec::IoLimits limits;
     limits.data_len = data_length;
-    limits.max_io_size = NumericLimits<u32>::max;
+    // Never more than the RTRS chunk holds, whatever RTRS hands us: a data
+    // length beyond it would size a bio or a read past the chunk.
+    limits.max_io_size = session.io_room();
     limits.device_sectors = 0;  // checked below, where the device is known (it may have 0 sectors)
     limits.session_ver = session.version();
     auto decoded = codec::decode_io(header, limits);
@@ -143,7 +150,7 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
     }
     codec::IoFields f = decoded.value();
     if (ktrace::rnbd_srv::process_rdma_enabled()) [[unlikely]]
-        trace_io(session, direction, f, data_length, header.size());
+        trace_io(session, direction, f, data_length, header_length);
     SessDev* dev = session.get_dev(f.device_id);
     if (!dev) {
         log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
@@ -163,7 +170,7 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
         return error;
     }
     f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
-    IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, f);
+    IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, session.io_room(), f);
     if (!work) {
         dev->put();
         return -err::kNoMem;
@@ -180,7 +187,14 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
     Session* session = static_cast<Session*>(session_context);
     if (!session)
         return -err::kNotConn;
-    const ConstByteSpan header(static_cast<const u8*>(header_bytes), header_length);
+    // The header lies in the chunk, which the client can still write: it is
+    // fetched once, and every decoder below reads only this copy. The
+    // largest message is OPEN; longer headers (a later protocol minor may
+    // append fields) are decoded by their known prefix.
+    alignas(8) u8 copy[kLargestMessage];
+    const size_t copied = min<size_t>(header_length, sizeof(copy));
+    fetch_once(copy, header_bytes, copied);
+    const ConstByteSpan header(copy, copied);
     auto type = codec::decode_type(header);
     if (type.is_error()) {
         log::err_ratelimited("session %s: unknown message", session->name());
@@ -188,7 +202,7 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
     }
     switch (type.value()) {
     case MsgType::kIo:
-        return handle_io(*session, io, direction, data, data_length, header);
+        return handle_io(*session, io, direction, data, data_length, header, header_length);
     case MsgType::kSessInfo: {
         auto info = codec::decode_sess_info(header);
         if (info.is_error())

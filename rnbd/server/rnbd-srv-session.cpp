@@ -14,7 +14,7 @@ namespace rnbd::srv {
 
 using namespace cxxrt;
 
-Session::Session(rtrs_server_session* rtrs) : rtrs_(rtrs)
+Session::Session(rtrs_server_session* rtrs) : rtrs_(rtrs), io_room_(rtrs_server_chunk_size(rtrs))
 {
     if (rtrs_server_session_name(rtrs, name_, sizeof(name_)) < 0)
         name_[0] = '\0';

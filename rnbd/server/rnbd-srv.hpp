@@ -214,6 +214,8 @@ public:
     const char* name() const { return name_; }
     u8 version() const { return version_.load(cxxrt::MemoryOrder::kRelaxed); }
     void set_version(u8 v) { version_.store(v, cxxrt::MemoryOrder::kRelaxed); }
+    // The most data one IO of this session moves: the RTRS chunk's size.
+    u32 io_room() const { return io_room_; }
 
     // Softirq: the open mapping with this id, with an IO reference, or null.
     SessDev* get_dev(u32 id);
@@ -239,6 +241,7 @@ private:
                                 Refusal& refusal) CXXRT_REQUIRES(mutex_);
 
     rtrs_server_session* rtrs_;
+    u32 io_room_;
     Atomic<u8> version_{wire::kVersionMajor};
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path

@@ -37,6 +37,7 @@ EXPORT_SYMBOL_GPL(rtrs_client_close);
 
 EXPORT_SYMBOL_GPL(rtrs_client_query);
 EXPORT_SYMBOL_GPL(rtrs_client_get_permit);
+EXPORT_SYMBOL_GPL(rtrs_client_get_permit_timeout);
 EXPORT_SYMBOL_GPL(rtrs_client_put_permit);
 EXPORT_SYMBOL_GPL(rtrs_client_permit_header);
 EXPORT_SYMBOL_GPL(rtrs_client_request);

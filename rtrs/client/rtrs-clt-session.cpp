@@ -316,6 +316,15 @@ Permit* Session::get_permit(rtrs_wait wait)
     return &permit_objects_[id];
 }
 
+cxxrt::Result<Permit*> Session::get_permit_within(unsigned int timeout_ms)
+{
+    u32 id = permits_.try_get(cxxrt::current_cpu_hint());
+    if (id == PermitPool::kNone)
+        CXXRT_TRY(permit_wait_.wait_interruptible_timeout(
+            [&] { return (id = permits_.try_get(0)) != PermitPool::kNone; }, timeout_ms));
+    return &permit_objects_[id];
+}
+
 void Session::put_permit(Permit& permit)
 {
     if (!permits_.put(permit.id)) {

@@ -25,6 +25,9 @@ public:
 
     void query(rtrs_client_attributes& attributes) const;
     Permit* get_permit(rtrs_wait wait);
+    // Process context: a permit within timeout_ms; -ETIMEDOUT, or
+    // -ERESTARTSYS on a signal (rtrs_client_get_permit_timeout).
+    cxxrt::Result<Permit*> get_permit_within(unsigned int timeout_ms);
     void put_permit(Permit& permit);
     // poll_queue: Permit::kNotPolled, or a polled connection's index.
     int request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,

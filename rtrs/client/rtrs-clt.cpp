@@ -124,6 +124,18 @@ extern "C" rtrs_client_permit* rtrs_client_get_permit(rtrs_client_session* sessi
     return reinterpret_cast<rtrs_client_permit*>(session_of(session)->get_permit(wait));
 }
 
+extern "C" int rtrs_client_get_permit_timeout(rtrs_client_session* session, unsigned int timeout_ms,
+                                              rtrs_client_permit** permit) noexcept
+{
+    if (!session || !permit)
+        return -cxxrt::err::kInval;
+    auto got = session_of(session)->get_permit_within(timeout_ms);
+    if (got.is_error())
+        return got.to_errno();
+    *permit = reinterpret_cast<rtrs_client_permit*>(got.value());
+    return 0;
+}
+
 extern "C" void rtrs_client_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
 {
     if (session && permit)

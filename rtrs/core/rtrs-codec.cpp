@@ -497,55 +497,60 @@ Result<size_t> build_rdma_read(ByteSpan out, u16 usr_len, u16 flags, Span<const 
     return size_t(size);
 }
 
-Result<IoRequestView> decode_io_request(ConstByteSpan chunk, u32 offset, const IoLimits& limits)
+Result<IoRequest> decode_io_request(ConstByteSpan chunk, u32 offset, const IoLimits& limits)
 {
-    if (offset >= chunk.size())
+    if (offset >= chunk.size() || limits.max_read_descs > kMaxReadDescs)
         return Error(err::kInval);
-    if (!chunk.contains_range(offset, sizeof(wire::RdmaHeader)))
+    // One fetch of the whole message (header and descriptors), then only the copy.
+    struct {
+        wire::RdmaReadHeader header;  // a WRITE uses its first two fields
+        wire::SgDesc descs[kMaxReadDescs];
+    } m;
+    static_assert(sizeof(m.header) >= sizeof(wire::RdmaWrite) && sizeof(m) == 8 + 16 * kMaxReadDescs);
+    const size_t available = cxxrt::min(sizeof(m), chunk.size() - offset);
+    if (available < sizeof(wire::RdmaHeader))
         return Error(err::kBadMsg);
-    const u16 type = peek_u16(chunk, offset);
+    cxxrt::fill_bytes(&m, 0, sizeof(m));
+    cxxrt::fetch_once(&m, chunk.data() + offset, available);
 
-    IoRequestView view;
-    view.offset = offset;
+    IoRequest request;
+    request.offset = offset;
+    const u16 type = m.header.type.get();
     if (type == u16(MsgType::kWrite)) {
-        wire::RdmaWrite m;
-        if (!read_wire(chunk, offset, m))
+        if (available < sizeof(wire::RdmaWrite))
             return Error(err::kBadMsg);
-        view.type = MsgType::kWrite;
-        view.usr_len = m.usr_len.get();
+        request.type = MsgType::kWrite;
+        request.usr_len = m.header.usr_len.get();
     } else if (type == u16(MsgType::kRead)) {
-        wire::RdmaReadHeader m;
-        if (!read_wire(chunk, offset, m))
+        if (available < sizeof(wire::RdmaReadHeader))
             return Error(err::kBadMsg);
-        view.type = MsgType::kRead;
-        view.usr_len = m.usr_len.get();
-        view.flags = m.flags.get();
-        view.sg_cnt = m.sg_cnt.get();
-        if (view.sg_cnt > limits.max_read_descs)
+        request.type = MsgType::kRead;
+        request.usr_len = m.header.usr_len.get();
+        request.flags = m.header.flags.get();
+        request.sg_cnt = m.header.sg_cnt.get();
+        if (request.sg_cnt > limits.max_read_descs)
             return Error(err::kInval);
-        const size_t descs_at = size_t(offset) + sizeof(m);
-        const size_t descs_len = size_t(view.sg_cnt) * sizeof(wire::SgDesc);
-        if (!chunk.contains_range(descs_at, descs_len))
+        if (available < sizeof(m.header) + size_t(request.sg_cnt) * sizeof(wire::SgDesc))
             return Error(err::kBadMsg);
-        if ((view.flags & ~wire::kReadFlagsKnown) != 0)
+        if ((request.flags & ~wire::kReadFlagsKnown) != 0)
             return Error(err::kProto);
-        if ((view.flags & wire::kMsgFlagNeedInvalidate) != 0 && view.sg_cnt == 0)
+        if ((request.flags & wire::kMsgFlagNeedInvalidate) != 0 && request.sg_cnt == 0)
             return Error(err::kInval);
-        view.descs = chunk.slice(descs_at, descs_len);
-        for (size_t i = 0; i < view.sg_cnt; ++i) {
-            const u32 len = view.desc(i).len;
-            if (len == 0 || len > chunk.size())
+        for (size_t i = 0; i < request.sg_cnt; ++i) {
+            const SgEntry entry{m.descs[i].addr.get(), m.descs[i].key.get(), m.descs[i].len.get()};
+            if (entry.len == 0 || entry.len > chunk.size())
                 return Error(err::kInval);
+            request.descs[i] = entry;
         }
     } else {
         return Error(err::kProto);
     }
-    if (view.usr_len > offset)
+    if (request.usr_len > offset)
         return Error(err::kInval);
-    view.data_len = offset - view.usr_len;
-    view.data = chunk.slice(0, view.data_len);
-    view.usr = chunk.slice(view.data_len, view.usr_len);
-    return view;
+    request.data_len = offset - request.usr_len;
+    request.data = chunk.slice(0, request.data_len);
+    request.usr = chunk.slice(request.data_len, request.usr_len);
+    return request;
 }
 
 }  // namespace rtrs::codec

@@ -202,28 +202,40 @@ Result<IoPlan> plan_read(const ChunkGeometry& geometry, u32 data_len, u32 usr_le
 Result<size_t> build_rdma_write(ByteSpan out, u16 usr_len);
 Result<size_t> build_rdma_read(ByteSpan out, u16 usr_len, u16 flags, Span<const SgEntry> descs);
 
+// The most descriptors a READ may carry to any server of ours (the decoder
+// copies them out of the chunk, so this is also the size of that copy).
+inline constexpr u32 kMaxReadDescs = 4;
+
 struct IoLimits {
-    u32 max_read_descs = 1;  // Linux 6.1 servers handle one descriptor
+    u32 max_read_descs = 1;  // Linux 6.1 servers handle one descriptor; at most kMaxReadDescs
 };
 
-struct IoRequestView {
+// A decoded IO request. The chunk stays writable by the client while the
+// server works on it, so every field of the RTRS message is fetched once
+// into this object (cxxrt::fetch_once) and only these copies are checked
+// and used: a second read of the chunk could see other bytes than the
+// check saw. The two spans are the only views into the chunk: the payload
+// itself, and the user header, which is handed on as bytes and fetched
+// once by its own decoder (RNBD's: rnbd-codec.hpp).
+struct IoRequest {
     wire::MsgType type = wire::MsgType::kWrite;  // kWrite or kRead
     u32 offset = 0;    // of the RTRS message in the chunk
     u32 usr_len = 0;
     u32 data_len = 0;  // offset - usr_len
     u16 flags = 0;     // READ only
-    u16 sg_cnt = 0;    // READ only
-    ConstByteSpan descs;
+    u16 sg_cnt = 0;    // READ only, <= IoLimits::max_read_descs
+    SgEntry descs[kMaxReadDescs] = {};  // READ only: copies, each len 1..chunk size
     ConstByteSpan data;  // [0, data_len) of the chunk
     ConstByteSpan usr;   // [data_len, offset) of the chunk
-    SgEntry desc(size_t index) const { return load_sg_entry(descs, index); }
+    const SgEntry& desc(size_t index) const { return descs[index]; }
 };
 
 // Decodes the message a client placed at `offset` of `chunk` (the whole
 // chunk; its size is the chunk size). Checks: the message lies inside the
 // chunk, type is READ or WRITE, usr_len <= offset; for READ also
-// sg_cnt <= max_read_descs, descriptors inside the chunk, known flags,
-// NEED_INVAL only with a descriptor, each length 1..chunk size.
-Result<IoRequestView> decode_io_request(ConstByteSpan chunk, u32 offset, const IoLimits& limits = {});
+// sg_cnt <= max_read_descs (<= kMaxReadDescs, else kInval), descriptors
+// inside the chunk, known flags, NEED_INVAL only with a descriptor, each
+// length 1..chunk size.
+Result<IoRequest> decode_io_request(ConstByteSpan chunk, u32 offset, const IoLimits& limits = {});
 
 }  // namespace rtrs::codec

@@ -271,8 +271,12 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
         // The client's rkey for this chunk dies before we look at the data;
         // the answer carries the new one.
         IrqSpinGuard guard(connection.post_lock());
-        if (chunk_regions_[io.chunk_id]->post_invalidate(connection.qp(), &io.invalidate_done, ib::kSignaled).is_error())
+        if (chunk_regions_[io.chunk_id]->post_invalidate(connection.qp(), &io.invalidate_done, ib::kSignaled).is_error()) {
+            // The client's key may still be live: serving or answering now
+            // would hand out a chunk it can still write. The path goes.
+            schedule_close("cannot invalidate a chunk");
             io_finished(io);
+        }
         return;
     }
     process_io(io);
@@ -300,12 +304,14 @@ void Path::process_io(ServerIo& io)
         io_finished(io);
         return;
     }
-    const codec::IoRequestView& view = request.value();
+    // Only the decoded copy is used from here on: the client can still
+    // write the chunk, so its message is never read twice.
+    const codec::IoRequest& view = request.value();
     io.is_read = view.type == wire::MsgType::kRead;
     io.has_descriptor = io.is_read && view.sg_cnt > 0;
     io.need_invalidate = io.has_descriptor && (view.flags & wire::kMsgFlagNeedInvalidate);
     io.descriptor = io.has_descriptor ? view.desc(0) : codec::SgEntry{};
-    u32 data_length = io.is_read ? io.descriptor.len : view.data_len;
+    const u32 data_length = io.is_read ? io.descriptor.len : view.data_len;
     cpu_stats_.with_this_cpu([&](ServerCpuStats& stats) {
         record_request(stats, io.is_read ? Direction::kRead : Direction::kWrite, u64(data_length) + view.usr_len);
     });

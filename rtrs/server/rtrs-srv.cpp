@@ -140,6 +140,11 @@ extern "C" unsigned int rtrs_server_queue_depth(rtrs_server_session*) noexcept
     return params().queue_depth;
 }
 
+extern "C" unsigned int rtrs_server_chunk_size(rtrs_server_session*) noexcept
+{
+    return params().chunk_size;
+}
+
 extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
 {
     auto* io = reinterpret_cast<ServerIo*>(handle);

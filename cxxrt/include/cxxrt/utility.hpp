@@ -74,6 +74,18 @@ inline void copy_bytes(void* dst, const void* src, size_t n) { __builtin_memcpy(
 inline void fill_bytes(void* dst, int value, size_t n) { __builtin_memset(dst, value, n); }
 inline int compare_bytes(const void* a, const void* b, size_t n) { return __builtin_memcmp(a, b, n); }
 
+// Copies bytes a peer may still be writing (a chunk, anything registered
+// for remote access) into memory it cannot reach: the one fetch of the
+// security rule (Documentation/security.md). The compiler barrier after
+// the copy keeps the compiler from replacing later reads of `dst` with
+// reads of `src` (which it may do for a plain memcpy into a local): every
+// use sees the bytes as they were copied, whatever the peer writes next.
+inline void fetch_once(void* dst, const volatile void* src, size_t n)
+{
+    __builtin_memcpy(dst, const_cast<const void*>(src), n);
+    asm volatile("" ::: "memory");
+}
+
 constexpr size_t string_length(const char* s, size_t limit)
 {
     size_t n = 0;

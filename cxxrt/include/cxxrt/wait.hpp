@@ -85,6 +85,22 @@ public:
         return {};
     }
 
+    // Process context. Ok when pred() is true within timeout_ms; else
+    // -ETIMEDOUT, or -ERESTARTSYS on a signal.
+    template <typename Pred>
+    Result<void> wait_interruptible_timeout(Pred&& pred, unsigned long timeout_ms)
+    {
+        switch (wait_loop(pred, long(kapi_msecs_to_jiffies(timeout_ms)), true)) {
+        case kMet:
+            return {};
+        case kSignalled:
+            return Error(kRestartSys);
+        case kTimedOut:
+            break;
+        }
+        return Error(err::kTimedOut);
+    }
+
     void* native() { return storage_; }
 
 private:

@@ -2,6 +2,8 @@
 // (hand-computed from the Linux 6.1 layout), one test per rejection.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -477,6 +479,48 @@ TEST(RnbdIo, RoundTrip)
     EXPECT_EQ(o.flags, uint32_t(wire::kIoFlagSync | wire::kIoFlagFua));
     EXPECT_EQ(o.bi_size, 4096u);
     EXPECT_EQ(o.prio, 0x4003);
+}
+
+// One fetch (Documentation/security.md): the IO header lies in a chunk the
+// client can still write; the decoded fields are values, so changing the
+// source after decoding moves none of them. The IO limit is the chunk:
+// a bi_size above max_io_size is refused even when it equals data_len.
+TEST(RnbdIoOneFetch, DecodedFieldsAreCopies)
+{
+    IoFields in = sample_write();
+    Bytes b = io_bytes(in);
+    auto r = decode_io(cspan_of(b), io_limits(4096));
+    ASSERT_TRUE(r.is_ok());
+    std::fill(b.begin(), b.end(), uint8_t(0xff));
+    const IoFields& o = r.value();
+    EXPECT_EQ(o.device_id, 1u);
+    EXPECT_EQ(o.sector, in.sector);
+    EXPECT_EQ(o.op, wire::IoOp::kWrite);
+    EXPECT_EQ(o.bi_size, 4096u);
+    EXPECT_EQ(o.prio, 0x4003);
+}
+
+TEST(RnbdIoOneFetch, NoIoLargerThanTheChunk)
+{
+    IoFields in = sample_write();
+    in.bi_size = 256 * 1024;
+    Bytes b = io_bytes(in);
+    EXPECT_EQ(error_of(decode_io(cspan_of(b), io_limits(256 * 1024))), err::kInval);
+    in.bi_size = 128 * 1024;
+    b = io_bytes(in);
+    EXPECT_TRUE(decode_io(cspan_of(b), io_limits(128 * 1024)).is_ok());
+}
+
+TEST(RnbdOpenRspOneFetch, DecodedFieldsAreCopies)
+{
+    OpenRspFields in = sample_open_rsp();
+    Bytes b = open_rsp_bytes(in);
+    auto r = decode_open_rsp(cspan_of(b));
+    ASSERT_TRUE(r.is_ok());
+    std::fill(b.begin(), b.end(), uint8_t(0));
+    EXPECT_EQ(r.value().device_id, in.device_id);
+    EXPECT_EQ(r.value().nsectors, in.nsectors);
+    EXPECT_EQ(r.value().logical_block_size, in.logical_block_size);
 }
 
 TEST(RnbdIo, Golden)

@@ -3,6 +3,7 @@
 // and one test per rejected malformation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -788,7 +789,7 @@ TEST(RtrsIo, WriteRoundTrip)
     Bytes chunk = chunk_with_write(4096, 32);
     auto r = decode_io_request(cspan_of(chunk), 4096 + 32);
     ASSERT_TRUE(r.is_ok());
-    const IoRequestView& v = r.value();
+    const IoRequest& v = r.value();
     EXPECT_EQ(v.type, wire::MsgType::kWrite);
     EXPECT_EQ(v.usr_len, 32u);
     EXPECT_EQ(v.data_len, 4096u);
@@ -804,13 +805,71 @@ TEST(RtrsIo, ReadRoundTripAtOddOffset)
     Bytes chunk = chunk_with_read(8192, 33, wire::kMsgFlagNeedInvalidate, d);
     auto r = decode_io_request(cspan_of(chunk), 8192 + 33);
     ASSERT_TRUE(r.is_ok());
-    const IoRequestView& v = r.value();
+    const IoRequest& v = r.value();
     EXPECT_EQ(v.type, wire::MsgType::kRead);
     EXPECT_EQ(v.usr_len, 33u);
     EXPECT_EQ(v.data_len, 8192u);
     EXPECT_EQ(v.flags, uint16_t(wire::kMsgFlagNeedInvalidate));
     ASSERT_EQ(v.sg_cnt, 1);
     EXPECT_EQ(v.desc(0), d[0]);
+}
+
+// One fetch: the client can still write the chunk after the server decoded
+// its message, so the decoded request must hold copies. Every byte of the
+// message is changed after decoding; nothing decoded may move (a second
+// read of a checked length was a remote heap overflow).
+TEST(RtrsIoOneFetch, ReadDescriptorsAreCopiesNotViews)
+{
+    const SgEntry checked{0xdead0000ull, 0x77, 4096};
+    Bytes chunk = chunk_with_read(4096, 33, wire::kMsgFlagNeedInvalidate, {checked});
+    const uint32_t msg = 4096 + 33;
+    auto r = decode_io_request(cspan_of(chunk), msg);
+    ASSERT_TRUE(r.is_ok());
+    const IoRequest before = r.value();
+    // The client rewrites the descriptor (64 MiB length, other key and
+    // address), the header (flags, sg_cnt, usr_len) and the type.
+    std::fill(chunk.begin() + msg, chunk.begin() + msg + 24, uint8_t(0xff));
+    put16(chunk, msg, uint16_t(wire::MsgType::kWrite));
+    const IoRequest& v = r.value();
+    EXPECT_EQ(v.type, wire::MsgType::kRead);
+    EXPECT_EQ(v.usr_len, 33u);
+    EXPECT_EQ(v.data_len, 4096u);
+    EXPECT_EQ(v.flags, uint16_t(wire::kMsgFlagNeedInvalidate));
+    EXPECT_EQ(v.sg_cnt, 1);
+    EXPECT_EQ(v.desc(0), checked);
+    EXPECT_EQ(v.desc(0), before.desc(0));
+    EXPECT_EQ(v.usr.data(), chunk.data() + 4096);  // the user header: bytes, fetched by its own decoder
+}
+
+TEST(RtrsIoOneFetch, WriteFieldsAreCopiesNotViews)
+{
+    Bytes chunk = chunk_with_write(8192, 40);
+    const uint32_t msg = 8192 + 40;
+    auto r = decode_io_request(cspan_of(chunk), msg);
+    ASSERT_TRUE(r.is_ok());
+    std::fill(chunk.begin() + msg, chunk.begin() + msg + 4, uint8_t(0xee));
+    EXPECT_EQ(r.value().type, wire::MsgType::kWrite);
+    EXPECT_EQ(r.value().usr_len, 40u);
+    EXPECT_EQ(r.value().data_len, 8192u);
+    EXPECT_EQ(r.value().data.size(), 8192u);
+    EXPECT_EQ(r.value().usr.size(), 40u);
+}
+
+// Two descriptors (the most a server of ours may be configured to take is
+// kMaxReadDescs) are copied too; a limit above it is refused.
+TEST(RtrsIoOneFetch, EveryDescriptorIsCopied)
+{
+    std::vector<SgEntry> d{SgEntry{1, 2, 4096}, SgEntry{3, 4, 8192}};
+    Bytes chunk = chunk_with_read(8192, 16, 0, d);
+    IoLimits l;
+    l.max_read_descs = 2;
+    auto r = decode_io_request(cspan_of(chunk), 8192 + 16, l);
+    ASSERT_TRUE(r.is_ok());
+    std::fill(chunk.begin() + 8192 + 16, chunk.begin() + 8192 + 16 + 40, uint8_t(0));
+    EXPECT_EQ(r.value().desc(0), d[0]);
+    EXPECT_EQ(r.value().desc(1), d[1]);
+    l.max_read_descs = kMaxReadDescs + 1;
+    EXPECT_EQ(error_of(decode_io_request(cspan_of(chunk), 8192 + 16, l)), err::kInval);
 }
 
 TEST(RtrsIo, ReadWithoutDescriptors)

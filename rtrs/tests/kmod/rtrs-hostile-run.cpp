@@ -315,6 +315,12 @@ public:
     Result<void> send_io_request(u16 cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset);
     // Zero-length RDMA write with an immediate (no chunk needed).
     Result<void> write_imm_only(u16 cid, u32 imm);
+    // Writes a built IO request like send_io_request on `cid` while
+    // connection `race_cid` RDMA-writes the 32-bit word at `field_offset` of
+    // the same chunk, alternating `a` and `b`, in a burst before the request
+    // and in bursts after it until the server reacts.
+    Result<void> race_io_request(u16 cid, u16 race_cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset,
+                                 u32 field_offset, u32 a, u32 b);
 
     // An RTRS READ: user header usr, one descriptor over our response
     // buffer of desc_length bytes, flags. Uses a fresh chunk.
@@ -347,6 +353,8 @@ public:
     rcodec::ChunkGeometry geometry{};
     rcodec::SgEntry* chunks = nullptr;
     u8* response = nullptr;  // CPU view of the response buffer after an answer
+    u64 response_iova() const { return response_mr_->iova(); }
+    u32 response_rkey() const { return response_mr_->rkey(); }
 
 private:
     const SockAddr& server_;
@@ -592,6 +600,60 @@ Result<void> Path::send_io_request(u16 cid, u32 chunk_id, ConstByteSpan chunk, u
 {
     auto imm = CXXRT_TRY(rcodec::encode_io_request_imm(geometry, chunk_id, msg_offset));
     return write_chunk(cid, chunk_id, chunk, imm);
+}
+
+Result<void> Path::race_io_request(u16 cid, u16 race_cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset,
+                                   u32 field_offset, u32 a, u32 b)
+{
+    CXXRT_TRY(make_buffers());
+    constexpr u32 kValues = kSendBufferSize - 8;  // a, then b, behind the request's bytes
+    constexpr u32 kBurst = 24;                    // of 64 send slots; the last one is signalled
+    if (!chunks || chunk_id >= queue_depth || chunk.size() > kValues || !conns_[cid] || !conns_[race_cid])
+        return Error(cxxrt::err::kInval);
+    const u32 imm = CXXRT_TRY(rcodec::encode_io_request_imm(geometry, chunk_id, msg_offset));
+    cxxrt::copy_bytes(send_buffer_->data(), chunk.data(), chunk.size());
+    cxxrt::store_le<u32>(send_buffer_->data() + kValues, a);
+    cxxrt::store_le<u32>(send_buffer_->data() + kValues + 4, b);
+    send_buffer_->sync_for_device();
+    const u32 lkey = pd_->local_dma_lkey();
+    const RemoteBuffer word{chunks[chunk_id].addr + field_offset, chunks[chunk_id].key};
+    auto burst = [&](Op& done) -> Result<void> {
+        for (u32 i = 0; i < kBurst; ++i) {
+            const bool last = i + 1 == kBurst;
+            Sge sge = send_buffer_->sge(lkey, kValues + (i & 1) * 4, 4);
+            CXXRT_TRY(conns_[race_cid]->qp().post_write(last ? &done.done : nullptr, Span<const Sge>(&sge, 1), word,
+                                                        last ? kSignaled : kUnsignaled));
+        }
+        return {};
+    };
+    // Every Op posted is waited for before it goes out of scope. Bursts go
+    // on until the server reacts: its check and its use of the length may
+    // come at any moment after the request lands.
+    constexpr u32 kMaxBursts = 64;
+    const int answers_before = conns_[cid]->answers.load();
+    Op before, request;
+    Result<void> posted = burst(before);
+    const bool before_posted = posted.is_ok();
+    bool request_posted = false;
+    if (posted.is_ok()) {
+        Sge sge = send_buffer_->sge(lkey, 0, chunk.size());
+        posted = conns_[cid]->qp().post_write_imm(&request.done, Span<const Sge>(&sge, 1),
+                                                  RemoteBuffer{chunks[chunk_id].addr, chunks[chunk_id].key}, imm,
+                                                  kSignaled);
+        request_posted = posted.is_ok();
+    }
+    for (u32 n = 0; n < kMaxBursts && posted.is_ok(); ++n) {
+        if (conns_[cid]->answers.load() > answers_before || closed())
+            break;
+        Op after;
+        posted = burst(after);
+        if (posted.is_ok())
+            (void)wait_until([&] { return after.count.load() > 0; }, kConnectMs);
+    }
+    (void)wait_until([&] {
+        return (!before_posted || before.count.load() > 0) && (!request_posted || request.count.load() > 0);
+    }, kConnectMs);
+    return posted;
 }
 
 Result<void> Path::rtrs_read(u16 cid, ConstByteSpan usr, u32 desc_length, u16 flags)
@@ -1304,6 +1366,89 @@ Verdict rnbd_open_object(Env& env, const char* leaf)
     return verdict;
 }
 
+// The descriptor-length race (security review N1): a READ whose descriptor
+// says `a` bytes (what the check must see) and whose RNBD header asks for
+// `b` (more than a chunk), while a second connection of the path keeps
+// RDMA-writing a and b into the descriptor's length in the chunk. A server
+// that reads the length twice (checks a, uses b) accepts the IO and reads
+// b bytes of the device into the chunk: a heap overflow. Run only when
+// named, against rtrs-server always_invalidate=0 (so the path's own key
+// stays valid while the server works) and a chunk no larger than our
+// response buffer (so a successful answer reaches us and is counted).
+// Pass: never a successful answer; every round refused (error answer, or
+// the path closed: then a new path is made).
+Verdict io_read_desc_len_race(Env& env)
+{
+    constexpr u32 kRounds = 8000, kMaxPaths = 100, kSmall = 4096, kLarge = 1u << 20;
+    constexpr u64 kBudgetNs = 30ull * 1000 * 1000 * 1000;
+    u32 rounds = 0, paths = 0, successes = 0, error_answers = 0, closes = 0, silent = 0;
+    const u64 start = kapi_ktime_ns();
+    UniquePtr<Path> path;
+    u32 id = 0;
+    while (rounds < kRounds && kapi_ktime_ns() - start < kBudgetNs) {
+        if (!path || path->closed()) {
+            path.reset();
+            if (paths == kMaxPaths)
+                break;
+            auto made = ready_path(env, true, true);
+            if (made.is_error())
+                return setup_failed(made.to_errno());
+            path = made.release_value();
+            ++paths;
+            u64 sectors = 0;
+            if (path->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), &id, &sectors).kind !=
+                    Observed::kOkAnswer ||
+                sectors < kLarge / 512)
+                return setup_failed(20);
+            if (path->chunk_size > kResponseBufferSize)
+                return setup_failed(24);  // the server was not loaded with a small enough max_chunk_size
+        }
+        u8 usr[sizeof(nwire::IoMsg)];
+        if (ncodec::build_io(ByteSpan(usr), read_io(id, 0, kLarge)).is_error())
+            return setup_failed(22);
+        auto plan = rcodec::plan_read(path->geometry, 0, sizeof(usr), 1);
+        if (plan.is_error())
+            return setup_failed(23);
+        u8 bytes[sizeof(usr) + sizeof(rwire::RdmaReadHeader) + sizeof(rwire::SgDesc) + 8] = {};
+        if (plan.value().total > sizeof(bytes))
+            return setup_failed(23);
+        cxxrt::copy_bytes(bytes + plan.value().data_len, usr, sizeof(usr));
+        const rcodec::SgEntry desc{path->response_iova(), path->response_rkey(), kSmall};
+        if (rcodec::build_rdma_read(ByteSpan(bytes + plan.value().msg_offset, plan.value().msg_len), sizeof(usr), 0,
+                                    Span<const rcodec::SgEntry>(&desc, 1))
+                .is_error())
+            return setup_failed(23);
+        const u32 len_at = plan.value().msg_offset + sizeof(rwire::RdmaReadHeader) + __builtin_offsetof(rwire::SgDesc, len);
+        const int before = path->answers(1);
+        ++rounds;
+        if (path->race_io_request(1, 0, path->next_chunk(), ConstByteSpan(bytes, plan.value().total),
+                                  plan.value().msg_offset, len_at, kSmall, kLarge)
+                .is_error()) {
+            ++closes;  // a post on a connection that is already gone
+            path.reset();
+            continue;
+        }
+        Observed seen = path->reaction(1, before);
+        if (seen.kind == Observed::kOkAnswer)
+            ++successes;
+        else if (seen.kind == Observed::kErrorAnswer)
+            ++error_answers;
+        else if (seen.kind == Observed::kClosed)
+            ++closes;
+        else
+            ++silent;
+    }
+    log::info("# io_read_desc_len_race: %u rounds on %u paths in %llu ms: %u answered with success, %u error answers, "
+              "%u paths closed, %u without reaction",
+              rounds, paths, (unsigned long long)((kapi_ktime_ns() - start) / 1000000), successes, error_answers,
+              closes, silent);
+    Observed seen;
+    seen.kind = Observed::kCounted;
+    seen.value = int(successes);
+    seen.refused_count = int(error_answers + closes);
+    return Verdict{successes == 0 && silent == 0 && rounds >= 20, seen};
+}
+
 // ---- Names and paths: control characters, other spellings, probes ----
 
 // A session name with a newline (it would forge log lines and become a
@@ -1590,6 +1735,7 @@ constexpr Case kServerCases[] = {
     {"rnbd_open_probe_oracle", rnbd_open_probe_oracle},
     {"flood_sessions", flood_sessions},
     {"flood_paths", flood_paths},
+    {"io_read_desc_len_race", io_read_desc_len_race},
 };
 
 // True when name is an element of the comma-separated list.
@@ -1638,7 +1784,8 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
     for (const Case& c : kServerCases) {
         if (only && *only && !listed(only, c.name))
             continue;
-        if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0))
+        if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0) ||
+            (c.run == io_read_desc_len_race && !listed(only, c.name)))
             continue;  // only when asked for, with its own server settings
         if (listed(skip, c.name)) {
             log::info("case %s: skip", c.name);
@@ -1703,6 +1850,7 @@ enum class ClientCase {
     kOpenRspZeroSegments,
     kOpenRspZeroMaxHwSectors,
     kOpenRspSizeNotRepresentable,
+    kControlNeverAnswered,
 };
 
 struct ClientCaseName {
@@ -1732,6 +1880,9 @@ constexpr ClientCaseName kClientCases[] = {
     {"open_rsp_zero_segments", ClientCase::kOpenRspZeroSegments},
     {"open_rsp_zero_max_hw_sectors", ClientCase::kOpenRspZeroMaxHwSectors},
     {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
+    // Queue depth 1; the first OPEN of a session is answered, no later one
+    // (selftests/hostile/011: map/unmap/rmmod must not hang on it).
+    {"control_never_answered", ClientCase::kControlNeverAnswered},
 };
 
 const char* client_case_name(ClientCase value)
@@ -1811,6 +1962,7 @@ class ServeSession final : cxxrt::Pinned {
 public:
     ServeSession(ClientCase which, const rwire::Uuid& paths_uuid, u16 connections)
         : which_(which), paths_uuid_(paths_uuid), connection_count_(connections),
+          queue_depth_(which == ClientCase::kControlNeverAnswered ? 1 : kServeQueueDepth),
           probe_(cxxrt::lock_class<"rtrs::hostile::ServeSession::probe_">,
                  cxxrt::Callback::to<&ServeSession::probe>(this))
     {
@@ -1836,6 +1988,8 @@ private:
     ClientCase which_;
     rwire::Uuid paths_uuid_;
     u16 connection_count_;
+    u32 queue_depth_;  // announced; chunks_ has kServeQueueDepth
+    Atomic<u32> opens_{0};
     RefPtr<ProtectionDomain> pd_;
     UniquePtr<ServeConn> conns_[kMaxServeConnections];
     UniquePtr<DmaBuffer> chunks_[kServeQueueDepth];
@@ -1953,7 +2107,7 @@ void ServeSession::teardown()
 Result<void> ServeSession::init(Device device)
 {
     pd_ = CXXRT_TRY(ProtectionDomain::create(Gfp::kernel(), device));
-    geometry_ = CXXRT_TRY(rcodec::make_chunk_geometry(kServeQueueDepth, kServeChunkSize));
+    geometry_ = CXXRT_TRY(rcodec::make_chunk_geometry(queue_depth_, kServeChunkSize));
     for (u32 i = 0; i < kServeQueueDepth; ++i) {
         chunks_[i] =
             CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), device, kServeChunkSize, DmaDirection::kBidirectional));
@@ -1970,7 +2124,7 @@ void ServeSession::build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const
     rwire::ConnRsp rsp{};
     rsp.magic.set(rwire::kMagic);
     rsp.version.set(rwire::kVersion);
-    rsp.queue_depth.set(u16(kServeQueueDepth));
+    rsp.queue_depth.set(u16(queue_depth_));
     rsp.max_io_size.set(kServeChunkSize - kServeHeaderSize);
     rsp.max_hdr_size.set(kServeHeaderSize);
     rsp.flags.set(which_ == ClientCase::kRkeyRspBadId ? u32(rwire::kMsgFlagNewRkey) : 0u);
@@ -2044,7 +2198,7 @@ void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
     }
     // Register every chunk, then describe them (send-queue order).
     rcodec::SgEntry descs[kServeQueueDepth];
-    for (u32 i = 0; i < kServeQueueDepth; ++i) {
+    for (u32 i = 0; i < queue_depth_; ++i) {
         if (info_done_.load() == 0 &&
             chunk_regions_[i]->post_register(conn.qp(), nullptr, kLocalWrite | kRemoteWrite | kRemoteRead, kUnsignaled)
                 .is_error())
@@ -2054,7 +2208,7 @@ void ServeSession::on_info_request(ServeConn& conn, ConstByteSpan message)
     info_done_.store(1);
     u8* out = out_->data();
     size_t length = 0;
-    auto built = rcodec::build_info_rsp(out_->bytes(), Span<const rcodec::SgEntry>(descs, kServeQueueDepth));
+    auto built = rcodec::build_info_rsp(out_->bytes(), Span<const rcodec::SgEntry>(descs, queue_depth_));
     if (built.is_error())
         return;
     length = built.value();
@@ -2182,7 +2336,7 @@ void ServeSession::on_io_request(ServeConn& conn, u32 imm)
         note("malformed IO message from the client");
         return;
     }
-    const rcodec::IoRequestView& view = io.value();
+    const rcodec::IoRequest& view = io.value();
     const rcodec::SgEntry desc = view.sg_cnt ? view.desc(0) : rcodec::SgEntry{};
     const rcodec::SgEntry* descp = view.sg_cnt ? &desc : nullptr;
     const bool need_invalidate = (view.flags & rwire::kMsgFlagNeedInvalidate) != 0;
@@ -2199,6 +2353,10 @@ void ServeSession::on_io_request(ServeConn& conn, u32 imm)
         return;
     }
     case nwire::MsgType::kOpen: {
+        if (which_ == ClientCase::kControlNeverAnswered && opens_.fetch_add(1) > 0) {
+            note("OPEN left unanswered, its permit held");
+            return;
+        }
         nwire::OpenRspMsg rsp{};
         rsp.hdr.type.set(u16(nwire::MsgType::kOpenRsp));
         rsp.device_id.set(7);

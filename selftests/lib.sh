@@ -16,6 +16,13 @@
 #   require_module NAME   modprobe NAME or skip the whole script (remaining tests if a
 #                         plan was already printed)
 #   tap_skip_all REASON   skip the whole script the same way
+#   expect_alloc_failures on|off
+#                         tell the VM log judge (tools/vm/check-log.sh) that kernel
+#                         allocation-failure reports (warn_alloc's "page allocation
+#                         failure" and "vmalloc error" dumps, failslab's
+#                         "FAULT_INJECTION") are expected from now on / no longer:
+#                         only tests that inject allocation failures; the next
+#                         script's "# === " line ends the window too
 #   $top, $kodir          the repo top, and where Linux's modules were built
 #                         (UPSTREAM_KO_DIR, default .cache/upstream: tools/upstream/build.sh)
 # run.sh fails a VM run on any "not ok" line without "# SKIP"/"# TODO".
@@ -74,6 +81,13 @@ tap_skip_all() {
     exit 0
 }
 require_root() { [ "$(id -u)" = 0 ] || tap_skip_all "must run as root"; }
+expect_alloc_failures() {
+    case $1 in
+        on) echo "selftest: allocation failures expected from here" > /dev/kmsg ;;
+        off) echo "selftest: allocation failures no longer expected" > /dev/kmsg ;;
+        *) echo "expect_alloc_failures: on or off, not '$1'" >&2; return 2 ;;
+    esac
+}
 require_rnbdctl() {
     ctl=$top/build/rnbdctl/rnbdctl
     [ -x "$ctl" ] || tap_skip_all "rnbdctl not built (make rnbdctl)"

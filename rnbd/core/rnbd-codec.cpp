@@ -4,6 +4,7 @@
 #include <cxxrt/bits.hpp>
 #include <cxxrt/endian.hpp>
 #include <cxxrt/errno.hpp>
+#include <cxxrt/parse.hpp>
 #include <cxxrt/utility.hpp>
 
 namespace rnbd::codec {
@@ -124,13 +125,15 @@ Result<void> check_device_path(StringView path)
         return Error(err::kInval);
     if (path.length() >= wire::kNameMax)
         return Error(err::kNameTooLong);
+    // The path is logged and names the device's sysfs directory: no
+    // control characters (NUL included).
+    if (cxxrt::parse::has_control_character(path))
+        return Error(err::kInval);
     size_t start = 0;
     while (start <= path.length()) {
         StringView rest = path.substring(start);
         const size_t slash = rest.find('/');
         const StringView component = rest.substring(0, slash);
-        if (component.contains('\0'))
-            return Error(err::kInval);
         if (component == StringView("..", 2))
             return Error(err::kInval);
         start += slash + 1;

@@ -55,8 +55,9 @@ Result<u8> decode_sess_info_rsp(ConstByteSpan data, u8 our_ver = wire::kVersionM
 
 // --- OPEN / OPEN_RSP / CLOSE --------------------------------------------------
 
-// Device-path policy of the server: 1..254 bytes, no NUL, and no ".."
-// path component (so the path cannot leave the server's search path).
+// Device-path policy of the server: 1..254 bytes, no control character
+// (bytes below 0x20, NUL included, and 0x7f), and no ".." path component
+// (so the path cannot leave the server's search path).
 Result<void> check_device_path(StringView path);
 
 // Decoding of the io_mode extension byte: unknown values (including

@@ -162,7 +162,8 @@ struct ExportDecision {
 // enabled file export and the resolved file lies inside that directory.
 // Everything else (directories, FIFOs, sockets, character devices such as
 // /dev/zero) is -ENOTBLK; a device node on a nodev mount is -EACCES, as
-// the kernel's own open refuses it.
+// the kernel's own open refuses it. These are the server's own detail (its
+// log line): the client is answered not_exported_errno().
 constexpr ExportDecision decide_export(const ExportFacts& facts, wire::IoMode mode)
 {
     switch (facts.kind) {
@@ -179,6 +180,19 @@ constexpr ExportDecision decide_export(const ExportFacts& facts, wire::IoMode mo
     default:
         return {-kErrNotBlk, OpenAs::kBlockDevice, "not a block device"};
     }
+}
+
+// What a client is answered when an OPEN is refused because of what its
+// path leads to on the server: a failed lookup (-ENOENT, -ENOTDIR, -ELOOP,
+// -EACCES, -EIO, ...) or an object decide_export refuses (-ENOTBLK, -EACCES
+// on a nodev mount). All of them become -ENOENT ("no device exported under
+// that path"), so OPEN is no oracle of which files exist on the server or
+// what they are; the server logs the detail. -ENOMEM says nothing about
+// the filesystem and stays.
+inline constexpr int kErrNotExported = cxxrt::err::kNoEnt;
+constexpr int not_exported_errno(int local)
+{
+    return local == -cxxrt::err::kNoMem ? local : -kErrNotExported;
 }
 
 // A file_export_dir value: empty (export off) or an absolute path. Returns

@@ -42,11 +42,11 @@ bool inside_file_export_dir(const block::Path& object, const char* file_export_d
 
 Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
 {
-    refusal_ = "";
+    refusal_ = Refusal{};
     block::Path object;
     auto found = object.lookup(path);
     if (found.is_error()) {
-        refusal_ = "lookup failed";
+        refusal_ = Refusal{"lookup failed", true};
         return found.error();
     }
     policy::ExportFacts facts;
@@ -57,11 +57,11 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
         facts.inside_file_export_dir = inside_file_export_dir(object, file_export_dir);
     const policy::ExportDecision decision = policy::decide_export(facts, mode);
     if (decision.error) {
-        refusal_ = decision.reason;
+        refusal_ = Refusal{decision.reason, true};
         return Error::from_errno(decision.error);
     }
     if (decision.open_as == policy::OpenAs::kBlockDevice) {
-        backend_ = CXXRT_TRY(BlockBackend::open(object.rdev(), writable, refusal_));
+        backend_ = CXXRT_TRY(BlockBackend::open(object.rdev(), writable, refusal_.reason));
     } else {
         const bool block_node = facts.kind == policy::ObjectKind::kBlockDevice;
         backend_ = CXXRT_TRY(FileBackend::open(object, writable, block_node));

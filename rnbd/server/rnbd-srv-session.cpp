@@ -76,12 +76,16 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
         if (!file_export_dir.data())
             return Error(err::kNoMem);
         CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
-        const char* refusal = "";
+        Refusal refusal;
         auto created = create_dev(msg, path.data(), file_export_dir.data(), refusal);
         if (created.is_error()) {
             log::err_ratelimited("session %s: cannot open '%s' (%s): %s%s%d", name_, path.data(),
-                                 access_mode_name(msg.access_mode), refusal, refusal[0] ? ": " : "",
+                                 access_mode_name(msg.access_mode), refusal.reason, refusal.reason[0] ? ": " : "",
                                  created.to_errno());
+            // The detail stays in the log: the client is not told what the
+            // path leads to on the server.
+            if (refusal.not_exported)
+                return Error::from_errno(policy::not_exported_errno(created.to_errno()));
             return created.error();
         }
         dev = created.value();
@@ -96,7 +100,7 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
 }
 
 Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
-                                     const char*& refusal)
+                                     Refusal& refusal)
 {
     SessDev* dev = allocate<SessDev>(Gfp::kernel(), *this, free_id(), msg.access_mode, msg.dev_name);
     if (!dev)

@@ -104,6 +104,22 @@ Result<void> Server::attach(SessDev& dev)
         }
     }
     const bool created = device == nullptr;
+    if (!created) {
+        // The same object under another spelling ("//dev/ram0",
+        // "/dev/./ram0", a symlink): this session already has a directory
+        // sessions/<name> under the device, so a second mapping is refused
+        // before sysfs is touched (Session::open answers a re-OPEN of the
+        // same string with the mapping it has).
+        for (SessDev& mapping : device->mappings_) {
+            if (&mapping.session() != &dev.session())
+                continue;
+            log::err_ratelimited("session %s: '%s' is %s, which this session maps already as device id %u "
+                                 "('%s'); refused",
+                                 dev.session().name(), dev.mapping_path(), device->name(), mapping.id(),
+                                 mapping.mapping_path());
+            return Error(err::kExist);
+        }
+    }
     if (created) {
         device = allocate<Device>(Gfp::kernel(), backing.key_dev(), backing.key_ino());
         if (!device)

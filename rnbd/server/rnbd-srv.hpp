@@ -61,6 +61,15 @@ private:
     char* data_;
 };
 
+// Why an OPEN was refused: a static text for the log line ("" for none),
+// and whether the refusal depends on what the path leads to on the server
+// (a failed lookup or the export policy), so that the client is answered
+// policy::not_exported_errno() rather than the detail.
+struct Refusal {
+    const char* reason = "";
+    bool not_exported = false;
+};
+
 // One open of the exported object: the export policy applied to a path,
 // then the Backend (rnbd-srv-backend.hpp) that serves the mapping's IO.
 class Backing : Pinned {
@@ -86,13 +95,13 @@ public:
     u64 key_ino() const { return backend_->key_ino(); }
     void fill_open_rsp(codec::OpenRspFields& rsp) const { backend_->fill_open_rsp(rsp); }
     const char* io_mode_name() const { return backend_->io_mode_name(); }
-    // Why the last open() was refused (a static text; "" when it was not).
-    const char* refusal() const { return refusal_; }
+    // Why the last open() was refused (reason "" when it was not).
+    const Refusal& refusal() const { return refusal_; }
 
 private:
     Backend* backend_ = nullptr;
     bool writable_ = false;
-    const char* refusal_ = "";
+    Refusal refusal_;
 };
 
 class Session;
@@ -227,9 +236,9 @@ private:
     // client still uses it and will send CLOSE for it).
     void close_dev(SessDev& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
     // Opens the object at `path` under the export policy; on an error,
-    // `refusal` says why (a static text, "" for none).
+    // `refusal` says why.
     Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
-                                const char*& refusal) CXXRT_REQUIRES(mutex_);
+                                Refusal& refusal) CXXRT_REQUIRES(mutex_);
 
     rtrs_server_session* rtrs_;
     u32 io_room_;
@@ -249,7 +258,10 @@ public:
     void stop();
 
     // Registers a mapping with the device of its backing object (found or
-    // created), enforcing the access rules. Process context.
+    // created, by device number and inode: the object, not the client's
+    // spelling of its path), enforcing the access rules: -EEXIST when the
+    // mapping's session already maps that object, -EPERM from
+    // policy::admit. Process context.
     Result<void> attach(SessDev& dev);
     void detach(SessDev& dev);
 

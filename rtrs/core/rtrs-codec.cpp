@@ -4,6 +4,7 @@
 #include <cxxrt/bits.hpp>
 #include <cxxrt/endian.hpp>
 #include <cxxrt/errno.hpp>
+#include <cxxrt/parse.hpp>
 #include <cxxrt/utility.hpp>
 
 namespace rtrs::codec {
@@ -221,9 +222,14 @@ Result<void> check_path_name(StringView name)
         return Error(err::kInval);
     if (name.length() > wire::kMaxNameLength)
         return Error(err::kNameTooLong);
+    // The name is printed in log lines and becomes a sysfs directory:
+    // control characters (NUL, newline, escape, DEL) would forge log lines
+    // or reach terminals.
+    if (cxxrt::parse::has_control_character(name))
+        return Error(err::kInval);
     for (size_t i = 0; i < name.length(); ++i) {
         const char c = name[i];
-        if (c == '\0' || c == '/' || c == '.')
+        if (c == '/' || c == '.')
             return Error(err::kInval);
     }
     return {};

@@ -94,8 +94,9 @@ Result<int> decode_conn_reject(ConstByteSpan data);
 // Path info exchange (service connection)
 // ---------------------------------------------------------------------------
 
-// Path-name policy shared by both sides: 1..254 bytes, no NUL, no '/' and
-// no '.' (the name becomes a sysfs directory on the server).
+// Path-name policy shared by both sides: 1..254 bytes, no control
+// character (bytes below 0x20, NUL included, and 0x7f), no '/' and no '.'
+// (the name becomes a sysfs directory on the server and is logged).
 Result<void> check_path_name(StringView name);
 
 Result<size_t> build_info_req(ByteSpan out, StringView pathname);

@@ -35,6 +35,14 @@ setup() {
 check "setup: rxe, brd, the objects to OPEN, rtrs-server + rnbd-server" setup || tap_skip_all "setup failed"
 addr=${RXE_ADDR[0]}
 
+# case_log NAME: the kernel log of case NAME of the last run, from its start
+# line to its verdict line.
+sysfs_dup_re='cannot create duplicate filename|kobject_add_internal failed'
+case_log() {
+    awk -v s="rtrs_hostile: # case $1: start" -v e="rtrs_hostile: case $1: " \
+        'index($0, s) { on = 1 } on { print } on && index($0, e) { exit }' "$tmp/full"
+}
+
 # run_hostile NAME ARGS...: loads the hostile module with ARGS, turns its
 # "case <name>: pass|fail|skip (<observed>)" log lines into TAP lines.
 run_hostile() {
@@ -43,7 +51,8 @@ run_hostile() {
     local t0=$SECONDS
     insmod $ko addr="$addr" "$@" || not_ok "$what: the hostile module loads and runs its cases"
     diag "$what: the hostile cases took $((SECONDS - t0)) s"
-    since_mark "$marker" | grep -E 'rtrs_hostile: (# |case )' | sed 's/^\[[^]]*\] //' > "$tmp/log"
+    since_mark "$marker" > "$tmp/full"
+    grep -E 'rtrs_hostile: (# |case )' "$tmp/full" | sed 's/^\[[^]]*\] //' > "$tmp/log"
     grep 'rtrs_hostile: # ' "$tmp/log" | grep -v ': start$' | sed 's/^rtrs_hostile: # /# /'
     grep 'rtrs_hostile: case ' "$tmp/log" > "$tmp/cases"
     while read -r line; do
@@ -51,6 +60,11 @@ run_hostile() {
         verdict=$(sed -E 's/^.*case [a-z0-9_]+: ([a-z]+).*/\1/' <<<"$line")
         observed=$(sed -nE 's/^.*case [a-z0-9_]+: [a-z]+ \((.*)\)$/\1/p' <<<"$line")
         ran=$((ran + 1))
+        # A case whose input made the kernel dump a stack for a duplicate
+        # sysfs name (or a failed kobject_add) fails whatever it observed.
+        if [ "$verdict" = pass ] && case_log "$name" | grep -qE "$sysfs_dup_re"; then
+            verdict=fail observed="$observed; the kernel logged: $(case_log "$name" | grep -m1 -E "$sysfs_dup_re" | sed 's/^\[[^]]*\] //')"
+        fi
         case $verdict in
             pass)
                 if [ -n "${TODO[$name]:-}" ]; then ok "$name: $observed (no longer a TODO: ${TODO[$name]})"

@@ -2,7 +2,8 @@
 # rnbd-server's export policy against Linux 6.1's rnbd-client (built by
 # tools/upstream/build.sh into .cache/upstream): with the server's defaults
 # only block devices map; regular files, etc/shadow, /dev/zero, /dev/null,
-# a FIFO, a socket and a directory are refused with ENOTBLK within a second;
+# a FIFO, a socket and a directory are refused within a second with ENOENT,
+# as a missing path is;
 # file_export_dir serves images inside it only (no '..', no symlink out).
 # See lib-export-policy.sh. Runs inside the test VM:
 #

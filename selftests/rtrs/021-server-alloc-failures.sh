@@ -60,6 +60,7 @@ server_empty() {
     return 1
 }
 mapped=0 refused=0 slow=0 stuck=0
+expect_alloc_failures on
 for ((n = 1; n <= steps; n++)); do
     echo "$n" > "$dbg/fail_nth"
     start=$SECONDS
@@ -75,6 +76,7 @@ for ((n = 1; n <= steps; n++)); do
     fi
 done
 echo 0 > "$dbg/fail_nth"
+expect_alloc_failures off
 diag "$steps steps: $mapped mapped, $refused failed"
 check "every map worked or failed within 60 s" [ $slow = 0 ]
 check "after each step the server holds no session, path or chunk" [ $stuck = 0 ]

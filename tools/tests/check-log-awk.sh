@@ -32,6 +32,13 @@ not ok 2 - needs hardware # SKIP no RDMA NIC
   not ok 3 - known issue # TODO fix later
 [    3.000000] ok 4 - unmap
 [    3.100000] cxxrt: no leaks
+[    3.200000] SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=2, Nodes=1
+[    3.300000] rnbd_server: session s1: '/dev/./ram0' is ram0, which this session maps already as device id 0 ('/dev/ram0'); refused
+[    3.400000] rnbd_server: session s1: cannot open '/tmp/x/file' (ro): not a block device: -15
+# failslab step 3: an allocation failure injected, the map refused with ENOMEM
+#   [<0>] rtrs_clt_close+0x10/0x20 [rtrs_client]
+ok 5 - BUG fix 12 (kmalloc-64 redzone) stays fixed
+[    3.500000] selftest: allocation failures no longer expected
 LOG
 
 # Each line makes the log dirty.
@@ -58,6 +65,42 @@ dirty=(
     'unreferenced object 0xffff888003c1e000 (size 64):'
     'not ok 5 - fio --verify'
     '[    4.000000]   not ok 6 - unmap after error'
+    "[    4.000000] sysfs: cannot create duplicate filename '/devices/virtual/rnbd-server/ctl/devices/ram0/sessions/s1'"
+    "[    4.000000] kobject_add_internal failed for s1 with -EEXIST, don't try to register things with the same name in the same directory."
+    '[    4.000000] kobject_add_internal failed for ram0 (error: -12 parent: devices)'
+    '[    4.000000] BUG kmalloc-64 (Not tainted): Redzone overwritten'
+    '[    4.000000] BUG rnbd_srv_io (Tainted: G    B      O      ): Poison overwritten'
+    '[    4.000000] kworker/0:1: page allocation failure: order:5, mode:0x40cc0(GFP_KERNEL|__GFP_COMP), nodemask=(null),cpuset=/,mems_allowed=0'
+    '[    4.000000] insmod: vmalloc error: size 8192, vm_struct allocation failed, mode:0xdc0(GFP_KERNEL|__GFP_ZERO), nodemask=(null)'
+    '[    4.000000] FAULT_INJECTION: forcing a failure.'
+    '[    4.000000] Call Trace:'
+)
+
+# Logs with an expected-allocation-failure window (selftests/lib.sh
+# expect_alloc_failures): NAME ^ the appended lines the judge must report
+# ("+N" the Nth, comma-separated; empty for none) ^ the appended lines, each
+# after a "^".
+on='[    5.000000] selftest: allocation failures expected from here'
+off='[    6.000000] selftest: allocation failures no longer expected'
+report='[    5.100000] bash: page allocation failure: order:4, mode:0x40cc0(GFP_KERNEL|__GFP_COMP), nodemask=(null),cpuset=/,mems_allowed=0'
+dump=$(printf '^%s' \
+    '[    5.100000] CPU: 1 PID: 321 Comm: bash Not tainted 6.1.0-28-amd64 #1  Debian 6.1.119-1' \
+    '[    5.100000] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014' \
+    '[    5.100000] Call Trace:' \
+    '[    5.100000]  <TASK>' \
+    '[    5.100000]  dump_stack_lvl+0x44/0x5c' \
+    '[    5.100000]  warn_alloc+0x137/0x160' \
+    '[    5.100000]  </TASK>' \
+    '[    5.100000] Mem-Info:')
+windows=(
+    "expected report and its dump inside the window^^$on^$report$dump^$off"
+    "failslab's report, a vmalloc error and a kobject -ENOMEM inside the window^^$on^[    5.1] FAULT_INJECTION: forcing a failure.^[    5.1] name failslab, interval 1, probability 0, space 0, times 1^[    5.1] CPU: 0 PID: 1 Comm: bash^[    5.1] Call Trace:^[    5.2] insmod: vmalloc error: size 8192, vm_struct allocation failed^[    5.3] kobject_add_internal failed for ram0 (error: -12 parent: devices)^$off"
+    "a WARNING inside the window still fails^+3^$on^$report^[    5.2] WARNING: CPU: 0 PID: 1 at mm/slub.c:1 x+0x0/0x0^$off"
+    "a duplicate sysfs name inside the window still fails^+2,+3^$on^[    5.2] sysfs: cannot create duplicate filename '/x/y'^[    5.2] Call Trace:^$off"
+    "a kobject -EEXIST inside the window still fails^+2^$on^[    5.2] kobject_add_internal failed for s1 with -EEXIST, don't try^$off"
+    "a Call Trace far from the report fails^+16^$on^$report$dump^[    5.3] a^[    5.3] b^[    5.3] c^[    5.3] d^[    5.3] e^[    5.3] Call Trace:^$off"
+    "a report after the window is closed fails^+3^$on^$off^$report"
+    "the next script's header closes the window^+3^$on^# === selftests/rnbd/031-next.sh^$report"
 )
 
 awks=("awk" "mawk" "gawk" "busybox awk")
@@ -78,9 +121,28 @@ for a in "${awks[@]}"; do
         if [ $rc = 1 ] && [ "$out" = "$lines: $line" ]; then say ok "$a: dirty: ${line:0:60}"
         else say "not ok" "$a: not caught (exit $rc): $line"; failed=1; printf '#   %s\n' "$out" | head -5; fi
     done
-    out=$(AWK=$a "$judge" --no-tap "$tmp/dirty.log" 2>&1); rc=$?
+    { cat "$tmp/clean.log"; printf '%s\n' "${dirty[@]}" | grep 'not ok'; } > "$tmp/tap.log"
+    out=$(AWK=$a "$judge" --no-tap "$tmp/tap.log" 2>&1); rc=$?
     if [ $rc = 0 ]; then say ok "$a: --no-tap ignores TAP failures"
     else say "not ok" "$a: --no-tap still judged TAP (exit $rc)"; failed=1; fi
+    base=$(wc -l < "$tmp/clean.log")
+    for w in "${windows[@]}"; do
+        IFS='^' read -r -a part <<< "$w"
+        name=${part[0]} want=${part[1]}
+        { cat "$tmp/clean.log"; for line in "${part[@]:2}"; do [ -n "$line" ] && printf '%s\n' "$line"; done; } \
+            > "$tmp/window.log"
+        # "+N" is the Nth appended line.
+        expected=
+        for k in ${want//,/ }; do expected="$expected $((base + ${k#+}))"; done
+        out=$(AWK=$a "$judge" "$tmp/window.log" 2>&1); rc=$?
+        got=$(printf '%s\n' "$out" | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | tr '\n' ' ')
+        if [ -z "$expected" ] && [ $rc = 0 ] && [ -z "$out" ] || { [ -n "$expected" ] && [ $rc = 1 ] && [ "$got" = "${expected# } " ]; }; then
+            say ok "$a: window: $name"
+        else
+            say "not ok" "$a: window: $name (exit $rc, lines '$got', expected '${expected# }')"; failed=1
+            printf '#   %s\n' "$out" | head -5
+        fi
+    done
 done
 echo "1..$n"
 exit $failed

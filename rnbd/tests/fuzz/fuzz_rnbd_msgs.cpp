@@ -109,6 +109,8 @@ void fuzz_all(ConstByteSpan in, u8 selector, u32 data_len)
         FUZZ_CHECK(u8(v.access_mode) < wire::kAccessModeCount);
         FUZZ_CHECK(v.dev_name.length() >= 1 && v.dev_name.length() < wire::kNameMax);
         FUZZ_CHECK(!v.dev_name.contains('\0') && !has_dotdot_component(v.dev_name));
+        for (cxxrt::size_t i = 0; i < v.dev_name.length(); ++i)  // no control character
+            FUZZ_CHECK(static_cast<unsigned char>(v.dev_name[i]) >= 0x20 && v.dev_name[i] != 0x7f);
         FUZZ_CHECK(v.dev_name.data() == reinterpret_cast<const char*>(in.data()) + 6);
         FUZZ_CHECK(build_open(ByteSpan(g_out, 264), v.access_mode, v.dev_name, v.io_mode).is_ok());
         FUZZ_CHECK(__builtin_memcmp(g_out, in.data(), 2) == 0 && g_out[4] == in[4]);

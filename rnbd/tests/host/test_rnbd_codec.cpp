@@ -285,6 +285,15 @@ TEST(RnbdOpen, RejectsDotDotComponent)
     }
 }
 
+TEST(RnbdOpen, RejectsControlCharacters)
+{
+    for (const char* bad : {"/dev/ram0\n", "a\nb", "\x1b]0;x\x07", "/dev/\x7fram0"}) {
+        Bytes b = golden({0x02, 0x00, 0x00, 0x00, 0x00, 0x00}, 264);
+        memcpy(b.data() + 6, bad, strlen(bad));
+        EXPECT_EQ(error_of(decode_open(cspan_of(b))), err::kInval) << bad;
+    }
+}
+
 TEST(RnbdOpen, BuilderChecks)
 {
     Bytes b(264);
@@ -310,6 +319,13 @@ TEST(RnbdDevicePath, Policy)
     EXPECT_EQ(error_of(check_device_path("x/..")), err::kInval);
     EXPECT_EQ(error_of(check_device_path("../x")), err::kInval);
     EXPECT_EQ(error_of(check_device_path(StringView("a\0b", 3))), err::kInval);
+    // Control characters (below 0x20, and 0x7f) are refused anywhere.
+    EXPECT_EQ(error_of(check_device_path("/dev/ram0\n")), err::kInval);
+    EXPECT_EQ(error_of(check_device_path("/dev/\x1b[2Jram0")), err::kInval);
+    EXPECT_EQ(error_of(check_device_path("a\tb")), err::kInval);
+    EXPECT_EQ(error_of(check_device_path("\x01")), err::kInval);
+    EXPECT_EQ(error_of(check_device_path("ram\x7f")), err::kInval);
+    EXPECT_TRUE(check_device_path("/dev/disk/by-label/caf\xc3\xa9 ~").is_ok());
 }
 
 // ================================================================= OPEN_RSP

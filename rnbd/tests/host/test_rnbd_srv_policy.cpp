@@ -329,6 +329,32 @@ TEST(RnbdSrvPolicy, DeviceNodesOnNodevMountsAreRefused)
     EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true, wire::IoMode::kFileIo, true).error, 0);  // not a node
 }
 
+TEST(RnbdSrvPolicy, EveryRefusalOfWhatThePathLeadsToIsOneErrnoOnTheWire)
+{
+    // What each kind of object (or a failed lookup) would tell a client,
+    // and what it is answered instead: the same errno for all.
+    const int local[] = {
+        -err::kNoEnt,  // nothing there
+        -20,           // ENOTDIR: a path through a regular file
+        -40,           // ELOOP
+        -err::kAccess, // a lookup refused, or a device node on a nodev mount
+        -err::kIo,     // a failing filesystem
+        -err::kNameTooLong,
+        decide(ObjectKind::kRegularFile, false, false).error,
+        decide(ObjectKind::kRegularFile, true, false).error,
+        decide(ObjectKind::kDirectory, false, false).error,
+        decide(ObjectKind::kCharDevice, false, false).error,
+        decide(ObjectKind::kFifo, false, false).error,
+        decide(ObjectKind::kSocket, false, false).error,
+        decide(ObjectKind::kBlockDevice, false, false, wire::IoMode::kBlockIo, true).error,
+    };
+    for (int e : local)
+        EXPECT_EQ(not_exported_errno(e), -err::kNoEnt) << e;
+    EXPECT_EQ(kErrNotExported, err::kNoEnt);
+    // Running out of memory says nothing of the filesystem: kept.
+    EXPECT_EQ(not_exported_errno(-err::kNoMem), -err::kNoMem);
+}
+
 int export_dir(const std::string& value)
 {
     auto r = check_file_export_dir(StringView(value.data(), value.size()));

@@ -12,6 +12,16 @@ namespace {
 constinit SgEntry g_descs[wire::kMaxQueueDepth];
 constinit unsigned char g_out[8 + 16 * wire::kMaxQueueDepth];
 
+// No byte below 0x20 or equal to 0x7f (the model of a name without control
+// characters, written out independently of the codec's check).
+bool printable(StringView name)
+{
+    for (cxxrt::size_t i = 0; i < name.length(); ++i)
+        if (static_cast<unsigned char>(name[i]) < 0x20 || name[i] == 0x7f)
+            return false;
+    return true;
+}
+
 void fuzz_info_req(ConstByteSpan in)
 {
     auto r = decode_info_req(in);
@@ -19,7 +29,7 @@ void fuzz_info_req(ConstByteSpan in)
         return;
     const StringView name = r.value().pathname;
     FUZZ_CHECK(name.length() >= 1 && name.length() <= wire::kMaxNameLength);
-    FUZZ_CHECK(!name.contains('/') && !name.contains('.') && !name.contains('\0'));
+    FUZZ_CHECK(!name.contains('/') && !name.contains('.') && !name.contains('\0') && printable(name));
     FUZZ_CHECK(name.data() == reinterpret_cast<const char*>(in.data()) + 2);
     unsigned char out[272];
     FUZZ_CHECK(build_info_req(ByteSpan(out, sizeof(out)), name).is_ok());

@@ -404,6 +404,28 @@ TEST(RtrsInfoReq, RejectsSlashAndDot)
     EXPECT_EQ(error_of(decode_info_req(cspan_of(b))), err::kInval);
 }
 
+TEST(RtrsInfoReq, RejectsControlCharacters)
+{
+    for (const char c : {'\n', '\r', '\t', '\x1b', '\x01', '\x1f', '\x7f'}) {
+        Bytes b = golden({0x00, 0x00, 'a', u8(c), 'b'}, 272);
+        EXPECT_EQ(error_of(decode_info_req(cspan_of(b))), err::kInval) << int(c);
+    }
+    // Bytes above 0x7f are not control characters (UTF-8 names stay valid).
+    Bytes b = golden({0x00, 0x00, 'a', 0xc3, 0xa9, ' ', '~'}, 272);
+    EXPECT_TRUE(decode_info_req(cspan_of(b)).is_ok());
+}
+
+TEST(RtrsPathName, Policy)
+{
+    EXPECT_TRUE(check_path_name("clt-1_a b~").is_ok());
+    EXPECT_EQ(error_of(check_path_name("a\nb")), err::kInval);
+    EXPECT_EQ(error_of(check_path_name("a\x7f")), err::kInval);
+    EXPECT_EQ(error_of(check_path_name("\x1b[2J")), err::kInval);
+    EXPECT_EQ(error_of(check_path_name(StringView("a\0b", 3))), err::kInval);
+    EXPECT_EQ(error_of(check_path_name("a/b")), err::kInval);
+    EXPECT_EQ(error_of(check_path_name("a.b")), err::kInval);
+}
+
 TEST(RtrsInfoReq, BuilderChecks)
 {
     Bytes b(272);
@@ -411,6 +433,7 @@ TEST(RtrsInfoReq, BuilderChecks)
     EXPECT_EQ(error_of(build_info_req(span_of(b), StringView(longname.data(), longname.size()))), err::kNameTooLong);
     EXPECT_EQ(error_of(build_info_req(span_of(b), "")), err::kInval);
     EXPECT_EQ(error_of(build_info_req(span_of(b), "a.b")), err::kInval);
+    EXPECT_EQ(error_of(build_info_req(span_of(b), "a\nb")), err::kInval);
     Bytes small(100);
     EXPECT_EQ(error_of(build_info_req(span_of(small), "ok")), err::kMsgSize);
 }

@@ -1449,6 +1449,127 @@ Verdict io_read_desc_len_race(Env& env)
     return Verdict{successes == 0 && silent == 0 && rounds >= 20, seen};
 }
 
+// ---- Names and paths: control characters, other spellings, probes ----
+
+// A session name with a newline (it would forge log lines and become a
+// sysfs directory): the path must be closed.
+Verdict info_req_name_control_chars(Env& env)
+{
+    u8 message[sizeof(rwire::InfoReq)] = {};
+    message[0] = u8(rwire::MsgType::kInfoReq);
+    cxxrt::copy_bytes(message + 2, "a\nb", 3);
+    return info_send(env, 0, ConstByteSpan(message, sizeof(message)));
+}
+
+// A read-only OPEN of `name` sent as it is (the codec's builder refuses
+// what these cases need to send), `patch` (when not 0) written over the
+// name's last byte.
+Observed open_raw(Path& path, StringView name, char patch)
+{
+    Observed seen;
+    seen.kind = Observed::kSetupFailed;
+    u8 usr[sizeof(nwire::OpenMsg)];
+    auto built = ncodec::build_open(ByteSpan(usr), nwire::AccessMode::kReadOnly, name);
+    if (built.is_error() || name.is_empty())
+        return seen;
+    if (patch)
+        usr[__builtin_offsetof(nwire::OpenMsg, dev_name) + name.length() - 1] = u8(patch);
+    int before = path.answers(1);
+    if (path.rtrs_read(1, ConstByteSpan(usr, built.value()), sizeof(nwire::OpenRspMsg)).is_error())
+        return seen;
+    return path.reaction(1, before);
+}
+
+// OPEN of the block device's path with a newline at its end: refused with
+// -EINVAL (a path the server looked up would answer -ENOENT instead).
+Verdict rnbd_open_name_control_chars(Env& env)
+{
+    READY_PATH(path, true, true);
+    char name[200];
+    Text(name, sizeof(name)).append(env.blockdev).append("x");
+    Observed seen = open_raw(*path, StringView(name), '\n');
+    return Verdict{seen.kind == Observed::kErrorAnswer && seen.value == -cxxrt::err::kInval, seen};
+}
+
+// One session maps the block device read-only, then asks for it again as
+// "/" + path ("//dev/ram0") and with "./" before its last component
+// ("/dev/./ram0"): the same object, which the session maps already, so
+// both are refused with -EEXIST (before the server creates a second
+// sessions/<name> directory under the device: the script checks the log
+// for the kernel's duplicate-name dump). The same string again is a
+// re-open and answers the mapping it has.
+Verdict rnbd_open_same_device_two_spellings(Env& env)
+{
+    READY_PATH(path, true, true);
+    StringView plain(env.blockdev);
+    size_t last_slash = plain.length();
+    for (size_t i = 0; i < plain.length(); ++i)
+        if (plain[i] == '/')
+            last_slash = i;
+    if (plain.length() == 0 || plain[0] != '/' || last_slash == plain.length())
+        return setup_failed(30);
+    char doubled[200], dotted[200];
+    Text(doubled, sizeof(doubled)).append("/").append(env.blockdev);
+    Text dot(dotted, sizeof(dotted));
+    for (size_t i = 0; i < plain.length(); ++i) {
+        char c[2] = {plain[i], '\0'};
+        dot.append(c);
+        if (i == last_slash)
+            dot.append("./");
+    }
+    u32 id = 0;
+    if (path->rnbd_open(plain, u8(nwire::AccessMode::kReadOnly), &id, nullptr).kind != Observed::kOkAnswer)
+        return setup_failed(31);
+    bool pass = true;
+    Observed seen;
+    const char* const others[] = {doubled, dotted};
+    for (const char* other : others) {
+        seen = open_raw(*path, StringView(other), 0);
+        log::info("# OPEN %s after %s: %s %d", other, env.blockdev,
+                  seen.kind == Observed::kErrorAnswer ? "error answer" : "not an error answer", seen.value);
+        if (seen.kind == Observed::kOkAnswer) {
+            auto rsp = ncodec::decode_open_rsp(ConstByteSpan(path->response, sizeof(nwire::OpenRspMsg)));
+            if (rsp.is_ok() && rsp.value().device_id != id)
+                (void)path->rnbd_close(rsp.value().device_id);
+        }
+        pass = pass && seen.kind == Observed::kErrorAnswer && seen.value == -cxxrt::err::kExist;
+    }
+    u32 again = ~0u;
+    Observed reopened = path->rnbd_open(plain, u8(nwire::AccessMode::kReadOnly), &again, nullptr);
+    if (reopened.kind != Observed::kOkAnswer || again != id) {
+        log::info("# re-OPEN of %s: device id %u, the mapping has %u", env.blockdev, again, id);
+        pass = false;
+        seen = reopened;
+    }
+    (void)path->rnbd_close(id);
+    return Verdict{pass, seen};
+}
+
+// OPEN as a probe of the server's filesystem: an existing regular file, a
+// path that does not exist, a path through a regular file, a directory.
+// Each must be refused with one and the same errno (no existence oracle).
+Verdict rnbd_open_probe_oracle(Env& env)
+{
+    READY_PATH(path, true, true);
+    const char* const leaves[] = {"file", "no-such-object", "file/x", "dir"};
+    Observed first;
+    bool pass = true;
+    for (const char* leaf : leaves) {
+        char name[200];
+        Text(name, sizeof(name)).append(env.dir).append("/").append(leaf);
+        u32 id = 0;
+        Observed seen = path->rnbd_open(StringView(name), u8(nwire::AccessMode::kReadOnly), &id, nullptr);
+        log::info("# OPEN %s: %s %d", name, seen.kind == Observed::kErrorAnswer ? "error answer" : "not an error answer",
+                  seen.value);
+        if (seen.kind == Observed::kOkAnswer)
+            (void)path->rnbd_close(id);
+        if (leaf == leaves[0])
+            first = seen;
+        pass = pass && seen.kind == Observed::kErrorAnswer && seen.value == first.value;
+    }
+    return Verdict{pass, first};
+}
+
 // RNBD messages shorter than their type needs.
 Verdict rnbd_io_header_too_short(Env& env)
 {
@@ -1608,6 +1729,10 @@ constexpr Case kServerCases[] = {
     {"rnbd_open_directory", [](Env& env) { return rnbd_open_object(env, "dir"); }},
     {"rnbd_open_char_device_zero", [](Env& env) { return rnbd_open_object(env, "/dev/zero"); }},
     {"rnbd_open_char_device_null", [](Env& env) { return rnbd_open_object(env, "/dev/null"); }},
+    {"info_req_name_control_chars", info_req_name_control_chars},
+    {"rnbd_open_name_control_chars", rnbd_open_name_control_chars},
+    {"rnbd_open_same_device_two_spellings", rnbd_open_same_device_two_spellings},
+    {"rnbd_open_probe_oracle", rnbd_open_probe_oracle},
     {"flood_sessions", flood_sessions},
     {"flood_paths", flood_paths},
     {"io_read_desc_len_race", io_read_desc_len_race},

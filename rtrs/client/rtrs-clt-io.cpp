@@ -302,7 +302,9 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
         // The server did not prove it invalidated our rkey: do it here
         // before the memory goes back to the user.
         request.pending_errno_ = error;
-        auto posted = [&] {
+        auto posted = [&]() -> Result<void> {
+            if (fault_applies(g_faults.inv_post_fail, index_)) [[unlikely]]
+                return Error(cxxrt::err::kNoMem);  // fault injection: as a full send queue
             cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
             return request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_, ib::kSignaled);
         }();

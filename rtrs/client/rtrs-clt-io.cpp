@@ -328,6 +328,9 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
             if (fault_applies(g_faults.inv_post_fail, index_)) [[unlikely]]
                 return Error(cxxrt::err::kNoMem);  // fault injection: as a full send queue
             cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
+            if (fault_applies(g_faults.inv_bad_key, index_)) [[unlikely]]
+                return request.connection_->qp().post_local_inv(&request.invalidate_done_,
+                                                                request.mr_->rkey() ^ 0xff, ib::kSignaled);
             return request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_, ib::kSignaled);
         }();
         if (!posted)

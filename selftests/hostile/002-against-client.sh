@@ -29,8 +29,9 @@ declare -A SKIP=()
 # closes (the map fails or the client closes the path), probe (the map
 # works, a READ answered with a fake invalidation leaves no valid rkey),
 # spray (the map works; a READ answered without SEND_WITH_INV whose local
-# invalidation cannot be posted, fault_inv_post_fail, while the server
-# writes through its rkey: the memory never changes once the READ is done),
+# invalidation cannot be posted, fault_inv_post_fail, or fails on the HCA,
+# fault_inv_bad_key, while the server writes through its rkey: the memory
+# never changes once the READ is done),
 # enomem (the map works; an IO the server answers with -ENOMEM fails with
 # EIO within the request timeout).
 cases=(
@@ -56,10 +57,11 @@ cases=(
     open_rsp_zero_max_hw_sectors:map_fails
     open_rsp_size_not_representable:map_fails
     read_inv_post_failed:spray
+    read_inv_failed:spray
     answer_enomem:enomem
 )
 dbg=/sys/kernel/debug/rtrs_client
-# read_inv_post_failed: what a reader of a READ's buffer sees right after
+# read_inv_post_failed, read_inv_failed: what a reader of a READ's buffer sees right after
 # the READ completed and 3 s later ("<first> <later>", le32 at offset 0).
 read_twice() { # device
     python3 - "/dev/$1" <<'PY'
@@ -165,10 +167,12 @@ for entry in "${cases[@]}"; do
                 fi ;;
             spray)
                 dev=$(new_devices "$before_dev" | head -1)
-                if [ "$rc" = 0 ] && [ -n "$dev" ] && [ -w $dbg/fault_inv_post_fail ]; then
-                    echo 18446744073709551615 > $dbg/fault_inv_post_fail
+                knob=$dbg/fault_inv_post_fail
+                [ "$name" = read_inv_failed ] && knob=$dbg/fault_inv_bad_key
+                if [ "$rc" = 0 ] && [ -n "$dev" ] && [ -w $knob ]; then
+                    echo 18446744073709551615 > $knob
                     seen=$(read_twice "$dev" 2>"$tmp/py.err")
-                    echo 0 > $dbg/fault_inv_post_fail
+                    echo 0 > $knob
                     sleep 2
                     landed=$(since_mark "case-$n" | sed -n "s/.*client case $name: spray on connection [0-9]*: \([0-9]*\) writes landed.*/\1/p" | tail -1)
                     first= later=

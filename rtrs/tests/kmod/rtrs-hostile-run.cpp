@@ -1581,6 +1581,7 @@ enum class ClientCase {
     kOpenRspSizeNotRepresentable,
     // Key lifetime and retries (review N15, N14).
     kReadInvPostFailed,
+    kReadInvFailed,
     kAnswerEnomem,
 };
 
@@ -1612,6 +1613,7 @@ constexpr ClientCaseName kClientCases[] = {
     {"open_rsp_zero_max_hw_sectors", ClientCase::kOpenRspZeroMaxHwSectors},
     {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
     {"read_inv_post_failed", ClientCase::kReadInvPostFailed},
+    {"read_inv_failed", ClientCase::kReadInvFailed},
     {"answer_enomem", ClientCase::kAnswerEnomem},
 };
 
@@ -1714,6 +1716,7 @@ private:
     void build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const;
     void probe();
     void spray();
+    bool spraying() const { return which_ == ClientCase::kReadInvPostFailed || which_ == ClientCase::kReadInvFailed; }
 
     ClientCase which_;
     rwire::Uuid paths_uuid_;
@@ -1990,7 +1993,7 @@ void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpa
         (void)conn.qp().post_write(nullptr, Span<const Sge>(&sge, 1), RemoteBuffer{desc->addr, desc->key},
                                    kUnsignaled);
     }
-    bool fake = (which_ == ClientCase::kReadFakeInvalidation || which_ == ClientCase::kReadInvPostFailed) &&
+    bool fake = (which_ == ClientCase::kReadFakeInvalidation || spraying()) &&
                 fake_candidate && need_invalidate && desc && fake_done_.exchange(1) == 0;
     if (need_invalidate && desc && !fake)
         (void)conn.qp().post_send_inv(nullptr, {}, desc->key, kUnsignaled);
@@ -2014,7 +2017,7 @@ void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpa
         (void)conn.qp().post_write_imm(nullptr, {}, RemoteBuffer{}, imm.value(), kUnsignaled);
         note("answered one request twice");
     }
-    if (fake && which_ == ClientCase::kReadInvPostFailed) {
+    if (fake && spraying()) {
         probe_desc_ = *desc;
         probe_conn_ = &conn;
         note("answered a READ without SEND_WITH_INV, spraying its rkey on the last connection");
@@ -2037,7 +2040,7 @@ void ServeSession::probe()
 {
     if (!probe_conn_)
         return;
-    if (which_ == ClientCase::kReadInvPostFailed) {
+    if (spraying()) {
         spray();
         return;
     }
@@ -2062,7 +2065,7 @@ void ServeSession::probe()
         note("probe: the old rkey is dead (the client invalidated it)");
 }
 
-// read_inv_post_failed: RDMA writes of 1, 2, 3, ... (le32) to the first
+// read_inv_post_failed, read_inv_failed: RDMA writes of 1, 2, 3, ... (le32) to the first
 // bytes of the READ's buffer through its rkey, one after the other, on the
 // client's last connection (a polled one, drained last and slowly), until
 // one fails. The script compares what its reader saw right after the READ

@@ -379,6 +379,12 @@ void kapi_rq_end(struct request *rq, int error)
 	blk_mq_end_request(rq, errno_to_blk_status(error));
 }
 
+/* KAPI: any context; the queue's request timeout (sysfs queue/io_timeout). */
+unsigned int kapi_rq_queue_timeout_ms(struct request *rq)
+{
+	return jiffies_to_msecs(rq->q->rq_timeout);
+}
+
 void kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs)
 {
 	blk_mq_delay_run_hw_queue(hctx, msecs);

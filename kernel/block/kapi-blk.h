@@ -134,6 +134,8 @@ int kapi_rq_map_sg(struct request *rq, struct scatterlist *sg) KAPI_NOEXCEPT;
 void kapi_rq_complete(struct request *rq) KAPI_NOEXCEPT;
 /* blk_mq_end_request with errno_to_blk_status(error). */
 void kapi_rq_end(struct request *rq, int error) KAPI_NOEXCEPT;
+/* The request's queue's timeout (q->rq_timeout, sysfs queue/io_timeout) in ms. */
+unsigned int kapi_rq_queue_timeout_ms(struct request *rq) KAPI_NOEXCEPT;
 /* blk_mq_delay_run_hw_queue: re-run a queue that ran out of permits. */
 void kapi_hctx_delay_run(struct blk_mq_hw_ctx *hctx, unsigned long msecs) KAPI_NOEXCEPT;
 /* blk_mq_requeue_request(rq, false): back to the queue, dispatched again after a kick. */

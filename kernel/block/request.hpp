@@ -38,6 +38,8 @@ public:
     void start() const { kapi_rq_start(handle_); }
     // The request's data into `table` (entries as the tag set made them); the entries used.
     u32 map_sg(scatterlist* table) const { return u32(kapi_rq_map_sg(handle_, table)); }
+    // The queue's request timeout (sysfs queue/io_timeout), in ms.
+    u32 queue_timeout_ms() const { return kapi_rq_queue_timeout_ms(handle_); }
     // blk_mq_complete_request: the tag set's complete upcall follows (softirq or here).
     void complete() const { kapi_rq_complete(handle_); }
     // blk_mq_end_request with `error` (negative errno, 0) as a block status.

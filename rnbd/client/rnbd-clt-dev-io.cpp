@@ -1,6 +1,7 @@
 // rnbd-client: one mapped device's IO path — blk-mq requests onto RTRS,
 // their completion, requeue, hold and timeout.
 #include "rnbd/client/rnbd-clt.hpp"
+#include <cxxrt/time.hpp>
 #include <cxxrt/enforce.hpp>
 
 namespace rnbd::clt {
@@ -18,11 +19,28 @@ bool owner_change(IoRequest& io, u8 from, u8 to)
 }
 
 // Errors after which the request is queued again rather than failed: no
-// path carried it (ENOTCONN, the transport's own verdict, never a server's),
-// or the transport had no room for it right now.
+// path carried it (ENOTCONN, the transport's own verdict, never a server's;
+// bounded by the session's io_hold_timeout_ms), or no room for it right
+// now, here or on the server (EAGAIN, ENOMEM; bounded by the request
+// timeout, see IoRequest::retry_deadline_ns).
 bool retry_error(int error)
 {
     return error == -err::kNotConn || error == -err::kAgain || error == -err::kNoMem;
+}
+
+// A refusal for lack of room may be retried: until one request timeout
+// after the first (each requeue starts the block layer's timer anew, so
+// without this a server answering every IO with ENOMEM would keep the
+// request, and its caller, forever).
+bool within_retry_deadline(IoRequest& io)
+{
+    const u64 now = cxxrt::monotonic_ns();
+    if (io.retry_deadline_ns == 0) {
+        const u32 timeout_ms = cxxrt::max<u32>(io.rq.queue_timeout_ms(), kRequeueDelayMs);
+        io.retry_deadline_ns = now + u64(timeout_ms) * 1000000;
+        return true;
+    }
+    return now < io.retry_deadline_ns;
 }
 
 }  // namespace
@@ -37,6 +55,7 @@ void Device::init_request(IoRequest& io)
     io.error = 0;
     io.owner = kOwnerIdle;
     io.timeouts = 0;
+    io.retry_deadline_ns = 0;
     io.sg = tag_set_.init_table(io);
 }
 
@@ -59,6 +78,17 @@ void Device::kick()
 }
 
 block::Status Device::queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io)
+{
+    const block::Status status = dispatch(queue, rq, io);
+    if (status == block::Status::kIoError || status == block::Status::kNotSupported) {
+        // The block layer ends it: the next request of this tag starts afresh.
+        io.timeouts = 0;
+        io.retry_deadline_ns = 0;
+    }
+    return status;
+}
+
+block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, IoRequest& io)
 {
     const DeviceState current = state();
     if (current == DeviceState::kUnmapping || current == DeviceState::kInit)
@@ -167,16 +197,22 @@ void Device::complete_rq(IoRequest& io)
     int error = io.error;
     if (retry_error(error) && state() != DeviceState::kUnmapping &&
         (error != -err::kNotConn || session_->link_mode() != Session::kFailing)) {
-        // Dispatched again after a short delay; queue_rq then holds it
-        // while the session has no path (and fails it once the hold ends).
-        io.rq.requeue(kRequeueDelayMs);
-        return;
+        if (error == -err::kNotConn || within_retry_deadline(io)) {
+            // Dispatched again after a short delay; queue_rq then holds it
+            // while the session has no path (and fails it once the hold ends).
+            io.rq.requeue(kRequeueDelayMs);
+            return;
+        }
+        log::err_ratelimited("%s: IO refused (%d) for longer than the request timeout (%u ms), failing it",
+                             disk_name(), error, io.rq.queue_timeout_ms());
+        error = -err::kIo;
     }
     if (error == -err::kTimedOut || error == -err::kNotConn)
         error = -err::kIo;  // aborted after timeouts / the hold ended
     if (error)
         log::err_ratelimited("%s: IO failed (%d)", disk_name(), io.error);
     io.timeouts = 0;
+    io.retry_deadline_ns = 0;
     io.rq.end(error);
 }
 

@@ -108,6 +108,11 @@ struct IoRequest {
     int error;
     u8 owner;     // IoOwner
     u8 timeouts;  // block-layer timeouts since the request was first queued
+    // Refusals other than ENOTCONN (the server's or the transport's ENOMEM,
+    // EAGAIN) are retried until then (monotonic ns; 0: none yet): one
+    // request timeout after the first, as a requeue restarts the block
+    // layer's timer.
+    u64 retry_deadline_ns;
 };
 
 enum class DeviceState : u8 {
@@ -193,6 +198,8 @@ private:
     cxxrt::Result<void> apply_offered_limits();
     void finish_io(IoRequest& io);
     block::Status hold_or_fail(block::HardwareQueue queue);
+    // queue_rq's work; queue_rq resets the request's counters when it fails it.
+    block::Status dispatch(block::HardwareQueue queue, block::Request rq, IoRequest& io);
 
     Client& client_;
     RefPtr<Session> session_;

@@ -20,6 +20,10 @@ struct Faults {
     cxxrt::debugfs::Number drop_responses;       // paths whose IO answers are ignored: the IO stays in flight (a stuck server)
     cxxrt::debugfs::Number ack_timeout;          // non-zero: local ACK timeout (4.096 us * 2^n) of connections made from now on;
                               //   1 fires the retransmit timer after a jiffy: rxe retransmits (spuriously) often
+    cxxrt::debugfs::Number inv_post_fail;        // paths whose local invalidations (of a READ the server answered without
+                              //   proving it invalidated the key) fail to post: the path fails
+    cxxrt::debugfs::Number inv_bad_key;          // paths whose local invalidations (as above) name a key the MR does not
+                              //   hold: the HCA fails them (an error completion, the QP in the error state)
     cxxrt::debugfs::Number id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
                               //   freed later would outlive a removed device (rxe_pool_cleanup WARN)
 };

@@ -177,11 +177,17 @@ Result<void> Path::submit(Permit& permit)
                                                ib::kSignaled);
     }();
     if (!posted) {
-        // A registered MR stays valid: the path fails, and teardown frees it.
+        if (registered) {
+            // The new key may be live (its REG_MR is posted) and is easy to
+            // guess: the memory stays the request's until the path's teardown
+            // drained every QP of the PD (key lifetime, fail_over_requests),
+            // which fails the request over as any IO in flight on it.
+            fail("cannot post an IO after its registration");
+            g_counters.submitted.add(1);
+            return {};
+        }
         slot.abort();
         inflight_.fetch_sub(1);
-        if (registered)
-            fail("cannot post an IO after its registration");
         return fail_submit(posted.error());
     }
     g_counters.submitted.add(1);
@@ -291,24 +297,46 @@ void PathRequest::on_delay_over()
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (path_.connected())
         path_.finish_response(*this, pending_errno_, pending_invalidate_locally_);
-    else
+    else if (!pending_invalidate_locally_)
         path_.finish_request(*this, pending_errno_);
+    // Else the key may be live: the failing path's teardown completes the
+    // request once its QPs are drained (fail_over_requests; its cancel_sync
+    // of this work orders the two).
     path_.submitters_.leave();
 }
 
+// Key lifetime. Memory a request registered for the server's RDMA writes
+// (a READ's pages, a control message's reply buffer) goes back to the user
+// only once its key is dead, that is after one of:
+//   - a LOCAL_INV of the key that completed successfully (on_invalidated),
+//   - the server's SEND_WITH_INV naming exactly that key (RequestSlot's
+//     proof; then no LOCAL_INV is needed),
+//   - every QP of the path's PD drained (teardown; fail_over_requests runs
+//     after the last drain, before the MRs are deregistered).
+// A LOCAL_INV that was flushed or failed (or could not be posted) proves
+// nothing: the other QPs of the PD may still be connected, and the drain
+// of a failing path takes them down one at a time. Such a request stays
+// answered and is completed, with the server's answer, by
+// fail_over_requests.
 void Path::finish_response(PathRequest& request, int error, bool invalidate_locally)
 {
     if (invalidate_locally) {
         // The server did not prove it invalidated our rkey: do it here
         // before the memory goes back to the user.
         request.pending_errno_ = error;
-        auto posted = [&] {
+        auto posted = [&]() -> Result<void> {
+            if (fault_applies(g_faults.inv_post_fail, index_)) [[unlikely]]
+                return Error(cxxrt::err::kNoMem);  // fault injection: as a full send queue
             cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
+            if (fault_applies(g_faults.inv_bad_key, index_)) [[unlikely]]
+                return request.connection_->qp().post_local_inv(&request.invalidate_done_,
+                                                                request.mr_->rkey() ^ 0xff, ib::kSignaled);
             return request.mr_->post_invalidate(request.connection_->qp(), &request.invalidate_done_, ib::kSignaled);
         }();
-        if (posted)
-            return;
-        fail("cannot invalidate a read registration");
+        if (!posted)
+            fail("cannot invalidate a read registration");
+        // Posted: on_invalidated completes it; not posted: the teardown.
+        return;
     }
     finish_request(request, error);
 }
@@ -325,9 +353,14 @@ void Path::count_batch(void* context, u32 completions, bool polled)
 
 void PathRequest::on_invalidated(const ib::WorkCompletion& wc)
 {
-    if (!wc.ok() && !wc.flushed())
-        path_.fail("local invalidate failed");
-    path_.finish_request(*this, pending_errno_);
+    if (wc.ok()) {
+        path_.finish_request(*this, pending_errno_);
+        return;
+    }
+    // Not executed: the key may still be valid (key lifetime, above). The
+    // path fails (if nothing failed it yet) and its teardown completes the
+    // request after the last QP of the PD is drained.
+    path_.fail(wc.flushed() ? "local invalidate flushed" : "local invalidate failed");
 }
 
 void Path::finish_request(PathRequest& request, int error)
@@ -351,7 +384,9 @@ void Path::finish_request(PathRequest& request, int error)
     }
 }
 
-// Process context, after the drain: nothing else touches the requests.
+// Process context, after the drain of every QP of the path (so of its PD):
+// nothing else touches the requests, and no key of theirs is usable any
+// more (key lifetime, above finish_response).
 void Path::fail_over_requests()
 {
     for (u32 i = 0; i < requests_.size(); ++i) {
@@ -361,11 +396,21 @@ void Path::fail_over_requests()
             finish_request(request, request.pending_errno_);
             continue;
         }
-        // In flight: never answered (an answered one finished in the drain
-        // or above). No table (its allocation failed while the path was
-        // set up): the path never carried IO.
-        if (i >= table_.size() || table_.slot(i).take() == RequestSlot::State::kIdle)
+        // No table (its allocation failed while the path was set up): the
+        // path never carried IO.
+        if (i >= table_.size())
             continue;
+        const RequestSlot::State was = table_.slot(i).take();
+        if (was == RequestSlot::State::kIdle)
+            continue;
+        if (was == RequestSlot::State::kAnswered) {
+            // Answered, but its local invalidation was flushed, failed or
+            // never posted: the server's answer stands (rtrs_client_abort's
+            // contract), and only now may its memory go back.
+            finish_request(request, request.pending_errno_);
+            continue;
+        }
+        // In flight: never answered.
         if (request.sg_mapped_)
             request.sg_->unmap();
         request.sg_mapped_ = false;

@@ -59,6 +59,8 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         {"fault_delay_ms", &g_faults.delay_ms},
         {"fault_delay_paths", &g_faults.delay_paths},
         {"fault_drop_responses", &g_faults.drop_responses},
+        {"fault_inv_post_fail", &g_faults.inv_post_fail},
+        {"fault_inv_bad_key", &g_faults.inv_bad_key},
         {"fault_id_delay_ms", &g_faults.id_delay_ms},
         {"fault_ack_timeout", &g_faults.ack_timeout},
         {"submitted", &g_counters.submitted},

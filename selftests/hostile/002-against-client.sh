@@ -2,10 +2,12 @@
 # The hostile peer as a server (rtrs-hostile.ko mode=client) against our
 # client (rtrs-client + rnbd-client) over Soft-RoCE loopback: for each case
 # the module answers one thing wrongly (CON_RSP, INFO_RSP, RKEY_RSP, stray
-# or duplicate answers, a fake invalidation, OPEN_RSP limits) while
-# map_device runs; the client must fail the map (or close the path) in
-# bounded time, never hang or crash, and keep no stale MR. One TAP line per
-# case. Then the client still maps from our real server, fio --verify
+# or duplicate answers, a fake invalidation, OPEN_RSP limits, RDMA writes
+# through a READ's rkey after its answer, -ENOMEM answers) while map_device
+# runs or on one IO after it; the client must fail the map (or close the
+# path) in bounded time, never hang or crash, keep no stale MR, give no
+# memory back while its key is alive, and fail an IO the server refuses
+# forever within the request timeout. One TAP line per case. Then the client still maps from our real server, fio --verify
 # passes, everything unloads, and no leak is reported.
 #
 # Cases the product does not pass yet carry "# TODO <reason>"; cases that
@@ -25,7 +27,13 @@ declare -A TODO=()
 declare -A SKIP=()
 # What each case expects: map_fails (the map fails in bounded time),
 # closes (the map fails or the client closes the path), probe (the map
-# works, a READ answered with a fake invalidation leaves no valid rkey).
+# works, a READ answered with a fake invalidation leaves no valid rkey),
+# spray (the map works; a READ answered without SEND_WITH_INV whose local
+# invalidation cannot be posted, fault_inv_post_fail, or fails on the HCA,
+# fault_inv_bad_key, while the server writes through its rkey: the memory
+# never changes once the READ is done),
+# enomem (the map works; an IO the server answers with -ENOMEM fails with
+# EIO within the request timeout).
 cases=(
     good:maps
     con_rsp_queue_depth_zero:map_fails
@@ -48,7 +56,24 @@ cases=(
     open_rsp_zero_segments:map_fails
     open_rsp_zero_max_hw_sectors:map_fails
     open_rsp_size_not_representable:map_fails
+    read_inv_post_failed:spray
+    read_inv_failed:spray
+    answer_enomem:enomem
 )
+dbg=/sys/kernel/debug/rtrs_client
+# read_inv_post_failed, read_inv_failed: what a reader of a READ's buffer sees right after
+# the READ completed and 3 s later ("<first> <later>", le32 at offset 0).
+read_twice() { # device
+    python3 - "/dev/$1" <<'PY'
+import mmap, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+os.preadv(fd, [buf], 512 * 4096)
+first = struct.unpack_from("<I", buf, 0)[0]
+time.sleep(3)
+print(first, struct.unpack_from("<I", buf, 0)[0])
+PY
+}
 
 cleanup() { hostile_cleanup rnbd_client rtrs_client rtrs_hostile rnbd_server rtrs_server; }
 trap cleanup EXIT
@@ -85,11 +110,15 @@ for entry in "${cases[@]}"; do
     if [ -n "${SKIP[$name]:-}" ]; then skip "$name" "TODO ${SKIP[$name]}"; continue; fi
     if [ -n "$hung" ]; then skip "$name" "an earlier case left map_device hanging"; continue; fi
     echo "$name" > $param
+    # The spray targets the last connection: polled ones come last and
+    # drain slowly, so a client that completes the READ early is seen.
+    extra=
+    [ "$expect" = spray ] && extra=" nr_poll_queues=2"
     before_dev=$(devices)
     mark "case-$n"
     rm -f "$tmp/rc" "$tmp/err"
     t0=$(date +%s%N)
-    ( echo "sessname=hostile-$n path=ip:$addr device_path=/dev/hostile" \
+    ( echo "sessname=hostile-$n path=ip:$addr device_path=/dev/hostile$extra" \
         > /sys/kernel/rnbd_client/map_device 2> "$tmp/err"; echo $? > "$tmp/rc" ) &
     for _ in $(seq 900); do [ -s "$tmp/rc" ] && break; sleep 0.1; done
     if [ ! -s "$tmp/rc" ]; then
@@ -135,6 +164,52 @@ for entry in "${cases[@]}"; do
                     fi
                     [ "$first" = ok ] || map="$map; $first"
                     [ "$more" = ok ] || map="$map; $more"
+                fi ;;
+            spray)
+                dev=$(new_devices "$before_dev" | head -1)
+                knob=$dbg/fault_inv_post_fail
+                [ "$name" = read_inv_failed ] && knob=$dbg/fault_inv_bad_key
+                if [ "$rc" = 0 ] && [ -n "$dev" ] && [ -w $knob ]; then
+                    echo 18446744073709551615 > $knob
+                    seen=$(read_twice "$dev" 2>"$tmp/py.err")
+                    echo 0 > $knob
+                    sleep 2
+                    landed=$(since_mark "case-$n" | sed -n "s/.*client case $name: spray on connection [0-9]*: \([0-9]*\) writes landed.*/\1/p" | tail -1)
+                    first= later=
+                    read -r first later <<<"$seen"
+                    if [ -n "$first" ] && [ "$first" = "$later" ] && [ "${landed:-0}" -gt 0 ]; then
+                        result=pass
+                    fi
+                    if [ -n "$seen" ]; then
+                        map="$map; the READ's buffer held $first when it completed, $later 3 s later"
+                    else
+                        map="$map; the READ failed: $(tail -1 "$tmp/py.err")"
+                    fi
+                fi ;;
+            enomem)
+                dev=$(new_devices "$before_dev" | head -1)
+                if [ "$rc" = 0 ] && [ -n "$dev" ]; then
+                    echo 2000 > /sys/block/$dev/queue/io_timeout
+                    t1=$(date +%s%N)
+                    rm -f "$tmp/ddrc"
+                    # In the background: a client that retries forever keeps dd
+                    # in D state, where no signal reaches it (the unmap below
+                    # fails the request).
+                    ( timeout 120 dd if=/dev/$dev of=/dev/null iflag=direct bs=4k skip=512 count=1 status=none \
+                        2> "$tmp/dd.err"; echo $? > "$tmp/ddrc" ) &
+                    # 60 s by the clock (a TCG guest's sleep loop runs slow).
+                    while [ ! -s "$tmp/ddrc" ] && [ $(( $(date +%s%N) - t1 )) -lt 60000000000 ]; do sleep 0.2; done
+                    ddms=$(( ($(date +%s%N) - t1) / 1000000 ))
+                    if [ -s "$tmp/ddrc" ]; then
+                        ddrc=$(cat "$tmp/ddrc")
+                        # Well within the timeout: 2 s of retries, not 120 s.
+                        if [ "$ddrc" != 0 ] && grep -q "Input/output error" "$tmp/dd.err"; then
+                            result=pass
+                        fi
+                        map="$map; dd of the refused sector: rc $ddrc after $ddms ms ($(tail -1 "$tmp/dd.err" | sed 's/^.*: //'))"
+                    else
+                        map="$map; dd of the refused sector still blocked after $ddms ms"
+                    fi
                 fi ;;
         esac
         events=$(since_mark "case-$n" | grep -o "client case $name: .*" | sed "s/^client case $name: //" \

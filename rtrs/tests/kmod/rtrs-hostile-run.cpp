@@ -15,6 +15,7 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
+#include <cxxrt/time.hpp>
 #include <cxxrt/unique_ptr.hpp>
 #include <cxxrt/work.hpp>
 #include <proto/rnbd-wire.hpp>
@@ -1850,6 +1851,10 @@ enum class ClientCase {
     kOpenRspZeroSegments,
     kOpenRspZeroMaxHwSectors,
     kOpenRspSizeNotRepresentable,
+    // Key lifetime and retries (review N15, N14).
+    kReadInvPostFailed,
+    kReadInvFailed,
+    kAnswerEnomem,
     kControlNeverAnswered,
 };
 
@@ -1880,6 +1885,9 @@ constexpr ClientCaseName kClientCases[] = {
     {"open_rsp_zero_segments", ClientCase::kOpenRspZeroSegments},
     {"open_rsp_zero_max_hw_sectors", ClientCase::kOpenRspZeroMaxHwSectors},
     {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
+    {"read_inv_post_failed", ClientCase::kReadInvPostFailed},
+    {"read_inv_failed", ClientCase::kReadInvFailed},
+    {"answer_enomem", ClientCase::kAnswerEnomem},
     // Queue depth 1; the first OPEN of a session is answered, no later one
     // (selftests/hostile/011: map/unmap/rmmod must not hang on it).
     {"control_never_answered", ClientCase::kControlNeverAnswered},
@@ -1984,6 +1992,8 @@ private:
                 bool need_invalidate, bool fake_candidate = false);
     void build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const;
     void probe();
+    void spray();
+    bool spraying() const { return which_ == ClientCase::kReadInvPostFailed || which_ == ClientCase::kReadInvFailed; }
 
     ClientCase which_;
     rwire::Uuid paths_uuid_;
@@ -1999,10 +2009,12 @@ private:
     Atomic<int> closed_{0};
     Atomic<int> info_done_{0};
     Atomic<int> fake_done_{0};
+    Atomic<int> enomem_noted_{0};
     // The READ answered with a fake invalidation: where the client's data went.
     rcodec::SgEntry probe_desc_{};
     ServeConn* probe_conn_ = nullptr;
     Op probe_op_;
+    Op spray_op_;
     DelayedWork probe_;
     u8 zeros_[2048] = {};  // READ data (the device reads as zeros)
 };
@@ -2260,8 +2272,8 @@ void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpa
         (void)conn.qp().post_write(nullptr, Span<const Sge>(&sge, 1), RemoteBuffer{desc->addr, desc->key},
                                    kUnsignaled);
     }
-    bool fake = which_ == ClientCase::kReadFakeInvalidation && fake_candidate && need_invalidate && desc &&
-                fake_done_.exchange(1) == 0;
+    bool fake = (which_ == ClientCase::kReadFakeInvalidation || spraying()) &&
+                fake_candidate && need_invalidate && desc && fake_done_.exchange(1) == 0;
     if (need_invalidate && desc && !fake)
         (void)conn.qp().post_send_inv(nullptr, {}, desc->key, kUnsignaled);
     auto imm = rcodec::encode_io_response_imm(chunk_id, error, need_invalidate);
@@ -2284,6 +2296,13 @@ void ServeSession::answer(ServeConn& conn, u32 chunk_id, int error, ConstByteSpa
         (void)conn.qp().post_write_imm(nullptr, {}, RemoteBuffer{}, imm.value(), kUnsignaled);
         note("answered one request twice");
     }
+    if (fake && spraying()) {
+        probe_desc_ = *desc;
+        probe_conn_ = &conn;
+        note("answered a READ without SEND_WITH_INV, spraying its rkey on the last connection");
+        probe_.queue(0);
+        return;
+    }
     if (fake) {
         probe_desc_ = *desc;
         probe_conn_ = &conn;
@@ -2300,6 +2319,10 @@ void ServeSession::probe()
 {
     if (!probe_conn_)
         return;
+    if (spraying()) {
+        spray();
+        return;
+    }
     u32 offset = 8192 + kServeQueueDepth * 2048;
     out_->data()[offset] = 0;
     out_->sync_for_device();
@@ -2319,6 +2342,56 @@ void ServeSession::probe()
         note("probe: an RDMA write through the old rkey succeeded: the client's MR is still valid");
     else
         note("probe: the old rkey is dead (the client invalidated it)");
+}
+
+// read_inv_post_failed, read_inv_failed: RDMA writes of 1, 2, 3, ... (le32) to the first
+// bytes of the READ's buffer through its rkey, one after the other, on the
+// client's last connection (a polled one, drained last and slowly), until
+// one fails. The script compares what its reader saw right after the READ
+// completed with what the buffer holds seconds later: a client that gave
+// the memory back with the key alive sees it change.
+void ServeSession::spray()
+{
+    ServeConn* target = nullptr;
+    for (u32 cid = kMaxServeConnections; cid-- > 0;)
+        if (conns_[cid] && conns_[cid].get() != probe_conn_) {
+            target = conns_[cid].get();
+            break;
+        }
+    if (!target)
+        target = probe_conn_;
+    constexpr u32 kSprayMax = 100000;
+    constexpr u64 kSprayNs = 20ull * 1000000000;
+    const u32 offset = 8192 + kServeQueueDepth * 2048 + 64;
+    const u64 until = cxxrt::monotonic_ns() + kSprayNs;
+    u32 landed = 0;
+    const char* stop = "limit reached";
+    for (u32 i = 1; i <= kSprayMax; ++i) {
+        const u8 value[4] = {u8(i), u8(i >> 8), u8(i >> 16), u8(i >> 24)};
+        cxxrt::copy_bytes(out_->data() + offset, value, sizeof(value));
+        out_->sync_for_device();
+        Sge sge = out_->sge(pd_->local_dma_lkey(), offset, sizeof(value));
+        if (target->qp()
+                .post_write(&spray_op_.done, Span<const Sge>(&sge, 1),
+                            RemoteBuffer{probe_desc_.addr, probe_desc_.key}, kSignaled)
+                .is_error()) {
+            stop = "cannot post";
+            break;
+        }
+        if (!wait_until([this, i] { return u32(spray_op_.count.load()) >= i; }, kConnectMs)) {
+            stop = "no completion";
+            break;
+        }
+        if (spray_op_.status != WorkCompletion::kSuccess) {
+            stop = "a write failed";
+            break;
+        }
+        landed = i;
+        if (cxxrt::monotonic_ns() > until)
+            break;
+    }
+    log::info("client case %s: spray on connection %u: %u writes landed, then %s", client_case_name(which_),
+              u32(target->cid()), landed, stop);
 }
 
 void ServeSession::on_io_request(ServeConn& conn, u32 imm)
@@ -2397,6 +2470,18 @@ void ServeSession::on_io_request(ServeConn& conn, u32 imm)
         return;
     }
     case nwire::MsgType::kIo: {
+        if (which_ == ClientCase::kAnswerEnomem) {
+            // Every IO of kFakeSector (the kernel's own reads at map time
+            // stay answered): no room on the server, forever.
+            nwire::IoMsg msg{};
+            cxxrt::copy_bytes(&msg, view.usr.data(), cxxrt::min(view.usr.size(), sizeof(msg)));
+            if (view.usr.size() >= nwire::kIoMsgV1Size && msg.sector.get() == kFakeSector) {
+                if (enomem_noted_.exchange(1) == 0)
+                    note("answering IO of sector 4096 with -ENOMEM");
+                answer(conn, chunk_id, -cxxrt::err::kNoMem, {}, descp, need_invalidate);
+                return;
+            }
+        }
         if (view.type == rwire::MsgType::kRead) {
             // Only the READ of kFakeSector is answered with the fake
             // invalidation: the test reads it on purpose (the kernel's own

@@ -54,6 +54,7 @@ int refusal_errno(Refusal why)
     case Refusal::kPathConnections:
         return -cxxrt::err::kInval;
     case Refusal::kConnections:
+    case Refusal::kClients:
         return -cxxrt::err::kNoSpc;
     }
     return -cxxrt::err::kInval;
@@ -72,6 +73,8 @@ const char* refusal_limit_name(Refusal why)
         return "max_connections_per_client";
     case Refusal::kConnections:
         return "max_connections";
+    case Refusal::kClients:
+        return "clients";
     }
     return "?";
 }
@@ -89,6 +92,8 @@ u32 refusal_limit(const Params& params, Refusal why)
         return params.max_connections_per_client;
     case Refusal::kConnections:
         return params.max_connections;
+    case Refusal::kClients:
+        return 0;
     }
     return 0;
 }
@@ -139,7 +144,7 @@ Refusal ClientLedger::charge_session(const Params& params, const ClientKey& clie
         return Refusal::kClientSessions;
     if (!entry) {
         if (used_ >= capacity_)
-            return Refusal::kClientSessions;
+            return Refusal::kClients;
         entry = &entries_[used_++];
         *entry = Entry{client, Usage{}};
     }

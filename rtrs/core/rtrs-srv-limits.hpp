@@ -38,16 +38,18 @@ enum class Refusal : cxxrt::u8 {
     kPathConnections,    // max_connections_per_path (the path's cid_num)
     kClientConnections,  // max_connections_per_client
     kConnections,        // max_connections (server-wide)
+    kClients,            // the ledger lists as many clients as it can
 };
 
 // The errno the connect reject carries (from the set a client passes on,
 // rtrs-remote-errno.hpp): -EBUSY for a client at one of its own limits,
 // -EINVAL for a path asking more connections than a path may have,
-// -ENOSPC when the server-wide budget is spent. 0 for kNone.
+// -ENOSPC when a server-wide bound is reached. 0 for kNone.
 int refusal_errno(Refusal why);
-// The module parameter that set the limit, for the log line.
+// The module parameter that set the limit, for the log line ("clients"
+// for the ledger's capacity).
 const char* refusal_limit_name(Refusal why);
-// That parameter's value.
+// That parameter's value (0 for kClients: the caller knows the capacity).
 cxxrt::u32 refusal_limit(const Params& params, Refusal why);
 
 // A new path announcing cid_num connections.
@@ -69,9 +71,9 @@ public:
     ClientLedger& operator=(const ClientLedger&) = delete;
     ~ClientLedger();
 
-    // capacity: the most clients listed at once (the server's max_sessions
-    // summed over its listeners bounds it; more are refused as
-    // kClientSessions, which only a server with several listeners sees).
+    // capacity: the most clients listed at once (each holds a session, so
+    // the server's max_sessions summed over its listeners bounds it; more
+    // are refused as kClients).
     [[nodiscard]] cxxrt::Result<void> init(cxxrt::u32 capacity, cxxrt::Gfp gfp);
 
     // Counts a session of `client` if its limit allows.
@@ -87,6 +89,7 @@ public:
     Usage usage(const ClientKey& client) const;
     Usage total() const { return total_; }
     cxxrt::u32 clients() const { return used_; }
+    cxxrt::u32 capacity() const { return capacity_; }
 
 private:
     struct Entry {

@@ -50,8 +50,12 @@ Client client_of(const ib::IncomingConnection& incoming)
 // Logs a refusal by a per-client limit or the connection budget; returns its errno.
 int refused_by(Refusal why, const Client& client)
 {
-    log::err_ratelimited("connect from %s refused: %s=%u reached (%d)", client.text, refusal_limit_name(why),
-                         refusal_limit(params(), why), refusal_errno(why));
+    if (why == Refusal::kClients)
+        log::err_ratelimited("connect from %s refused: the server lists as many clients as it can (%d)", client.text,
+                             refusal_errno(why));
+    else
+        log::err_ratelimited("connect from %s refused: %s=%u reached (%d)", client.text, refusal_limit_name(why),
+                             refusal_limit(params(), why), refusal_errno(why));
     return refusal_errno(why);
 }
 

@@ -30,6 +30,7 @@ void set_params(const Params& chosen)
 
 namespace {
 constinit Admission* g_admission = nullptr;
+constexpr u32 kMaxClients = 16384;
 }
 
 Result<void> Admission::create()
@@ -39,9 +40,14 @@ Result<void> Admission::create()
         return Error(err::kNoMem);
     // Every listed client holds a session; a listener holds at most
     // max_sessions, and the module has one listener per user (rnbd-server)
-    // in practice: room for a few.
-    u32 capacity = min<u32>(params().max_sessions * 4u, 4u * Params::kMaxMaxSessions);
-    if (auto ready = made->ledger_.init(capacity, Gfp::kernel()); ready.is_error()) {
+    // in practice: room for four, at most 16384 clients (a 448 KiB table).
+    u32 capacity = min<u32>(params().max_sessions * 4u, kMaxClients);
+    Result<void> ready;
+    {
+        MutexGuard guard(made->mutex_);
+        ready = made->ledger_.init(capacity, Gfp::kernel());
+    }
+    if (ready.is_error()) {
         cxxrt::destroy(made);
         return ready;
     }

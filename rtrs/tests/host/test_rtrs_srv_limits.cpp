@@ -117,7 +117,8 @@ TEST(ServerLimits, ReleaseOnCloseGivesTheRoomBack)
     ASSERT_EQ(ledger.charge_session(p, a), Refusal::kNone);
     ASSERT_EQ(ledger.charge_session(p, b), Refusal::kNone);
     // The table is full: a third client is refused until one goes.
-    EXPECT_EQ(ledger.charge_session(p, c), Refusal::kClientSessions);
+    EXPECT_EQ(ledger.charge_session(p, c), Refusal::kClients);
+    EXPECT_EQ(refusal_errno(Refusal::kClients), -28);
     ledger.release_session(a);
     EXPECT_EQ(ledger.clients(), 1u);
     EXPECT_EQ(ledger.charge_session(p, c), Refusal::kNone);

@@ -122,6 +122,10 @@ void Path::info_request_received(ConstByteSpan message)
     info_request_length_ = u32(min<size_t>(message.size(), sizeof(info_request_)));
     copy_bytes(info_request_, message.data(), info_request_length_);
     info_pending_.store(true);
+    // The client's part of the handshake is done: what is left (the chunks,
+    // then the INFO_RSP) is the server's own work, which the deadline must
+    // not cut short; every way it fails closes the path.
+    (void)info_deadline_work_.cancel();
     setup_work_.queue();
 }
 

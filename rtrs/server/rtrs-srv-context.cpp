@@ -25,6 +25,40 @@ int refuse(ib::IncomingConnection& incoming, int error)
     return error;
 }
 
+// A connect request's client: its accounting key and its address as text
+// (for the log line of a refusal).
+struct Client {
+    ClientKey key;
+    char text[kMaxAddressTextLength] = "<unknown>";
+};
+
+Client client_of(const ib::IncomingConnection& incoming)
+{
+    Client client;
+    // On the server, the CM's destination is the client.
+    auto converted = incoming.destination_address().to_addr();
+    if (converted.is_error())
+        return client;
+    Address address;
+    address.family = AddressFamily(converted.value().family);
+    copy_bytes(address.bytes, converted.value().bytes, sizeof(address.bytes));
+    client.key = client_key(address.family, address.bytes);
+    (void)format_address(address, Span<char>(client.text, sizeof(client.text)));
+    return client;
+}
+
+// Logs a refusal by a per-client limit or the connection budget; returns its errno.
+int refused_by(Refusal why, const Client& client)
+{
+    if (why == Refusal::kClients)
+        log::err_ratelimited("connect from %s refused: the server lists as many clients as it can (%d)", client.text,
+                             refusal_errno(why));
+    else
+        log::err_ratelimited("connect from %s refused: %s=%u reached (%d)", client.text, refusal_limit_name(why),
+                             refusal_limit(params(), why), refusal_errno(why));
+    return refusal_errno(why);
+}
+
 }  // namespace
 
 Context::~Context()
@@ -105,6 +139,7 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
 {
     Path* path = nullptr;
     bool created = false;
+    const Client client = client_of(incoming);
     {
         MutexGuard guard(mutex_);
         if (shutting_down_)
@@ -120,9 +155,14 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
                 log::err_ratelimited("connect refused: already %u sessions (max_sessions)", session_count_);
                 return -err::kConnRefused;
             }
-            session = allocate<Session>(Gfp::kernel(), *this, request.paths_uuid);
-            if (!session)
+            if (Refusal why = admission().charge_session(client.key); why != Refusal::kNone)
+                return refused_by(why, client);
+            session = allocate<Session>(Gfp::kernel(), *this, request.paths_uuid, client.key);
+            if (!session) {
+                admission().release_session(client.key);
                 return -err::kNoMem;
+            }
+            session->charged = true;
             sessions_.push_back(*session);
             ++session_count_;
             g_counters.sessions.add(1);
@@ -137,7 +177,13 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
         if (path && path->connection_count() != request.cid_num)
             return -err::kInval;
         if (!path) {
-            int refusal = session->new_path_refusal(incoming);
+            // A path may not announce more connections than the limit, nor
+            // start when its client's or the server's budget is spent
+            // (checked here, before the path allocates anything).
+            Refusal why = admit_path(params(), request.cid_num);
+            if (why == Refusal::kNone)
+                why = admission().check_connection(session->client());
+            int refusal = why != Refusal::kNone ? refused_by(why, client) : session->new_path_refusal(incoming);
             if (refusal < 0) {
                 if (new_session)
                     forget_session(*session);
@@ -225,6 +271,8 @@ void Context::shut_down()
 Session::~Session()
 {
     CXXRT_ASSERT(paths.is_empty());
+    if (charged)
+        admission().release_session(client_);
     if (chunks_) {
         for (u32 i = 0; i < chunk_count_; ++i)
             free_array(chunks_[i]);

@@ -27,9 +27,33 @@ static int info_timeout_ms = 10000;
 module_param(info_timeout_ms, int, 0444);
 MODULE_PARM_DESC(info_timeout_ms, "A path that has not finished its INFO exchange this many milliseconds after its first connect request is closed (default 10000, 1000..300000)");
 
+static int max_sessions_per_client = 8;
+module_param(max_sessions_per_client, int, 0444);
+MODULE_PARM_DESC(max_sessions_per_client, "Sessions one client (an IPv4 address, an IPv6 /64, a GID) may hold, so that one client cannot take every slot of max_sessions; further sessions of that client are refused with EBUSY (default 8: a client opens one session per session name it maps under; 1..65535)");
+
+static int max_connections_per_path = 512;
+module_param(max_connections_per_path, int, 0444);
+MODULE_PARM_DESC(max_connections_per_path, "Connections one path may announce (its cid_num); a path asking more is refused with EINVAL (default 512: a client opens one per possible CPU + 1, plus its poll queues, so 512 serves 511 CPUs, or 255 with as many poll queues; 1..4096)");
+
+static int max_connections_per_client = 1024;
+module_param(max_connections_per_client, int, 0444);
+MODULE_PARM_DESC(max_connections_per_client, "Connections of all the sessions of one client; further ones are refused with EBUSY (default 1024, two paths of max_connections_per_path; 1..1048576)");
+
+static int max_connections = 8192;
+module_param(max_connections, int, 0444);
+MODULE_PARM_DESC(max_connections, "Connections the server holds at once, each a CQ and a QP sized by sess_queue_depth (about 1 MiB at the defaults); further ones are refused with ENOSPC (default 8192: 8 clients at max_connections_per_client; 1..1048576)");
+
 static int __init rtrs_srv_module_init(void)
 {
-	return rtrs_srv_cxx_init(max_chunk_size, sess_queue_depth, always_invalidate, max_sessions, info_timeout_ms);
+	const struct rtrs_srv_client_limits limits = {
+		.sessions_per_client = max_sessions_per_client,
+		.connections_per_path = max_connections_per_path,
+		.connections_per_client = max_connections_per_client,
+		.connections = max_connections,
+	};
+
+	return rtrs_srv_cxx_init(max_chunk_size, sess_queue_depth, always_invalidate, max_sessions, info_timeout_ms,
+				 &limits);
 }
 
 static void __exit rtrs_srv_module_exit(void)

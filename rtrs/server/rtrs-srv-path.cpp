@@ -33,6 +33,11 @@ Path::Path(Session& session, const codec::ConnReqFields& request, const ib::Inco
     g_counters.paths.add(1);
 }
 
+const ClientKey& Path::client() const
+{
+    return session_.client();
+}
+
 bool Path::same_addresses(const ib::IncomingConnection& incoming) const
 {
     return same_address(server_address_, incoming.source_address()) &&
@@ -76,10 +81,10 @@ Result<void> Path::init(ib::Device device)
         ib::DmaBuffer::create(Gfp::kernel(), device, p.queue_depth * sizeof(wire::RkeyRsp), ib::DmaDirection::kToDevice));
     initialized_ = true;
     info_deadline_work_.queue(p.info_timeout_ms);
-    // The chunks are set up by the path's own work item: the CM runs every
-    // connect request of every client in one thread, which must not wait
-    // for this path's megabytes of memory and hundreds of MRs.
-    setup_work_.queue();
+    // The chunks wait for the INFO_REQ (the path's setup work): memory is
+    // committed only for a client that finished its handshake, and never in
+    // the CM's thread, which runs every connect request of every client and
+    // must not wait for this path's megabytes of memory and hundreds of MRs.
     return {};
 }
 
@@ -103,22 +108,11 @@ Result<void> Path::prepare_chunks()
     return {};
 }
 
-// The path's setup work: its chunks first, then the INFO_REQ if one came.
+// The path's setup work: the INFO_REQ that came on connection 0.
 void Path::run_setup_work()
 {
     if (is_closing())
         return;
-    if (!chunks_ready_.load()) {
-        auto prepared = prepare_chunks();
-        if (prepared.is_error()) {
-            if (!is_closing())
-                log::err_ratelimited("session %s: no chunk memory for a path: %d", session_.name(),
-                                     prepared.to_errno());
-            schedule_close("cannot set up chunk memory");
-            return;
-        }
-        chunks_ready_.store(true);
-    }
     if (info_pending_.exchange(false))
         handle_info_request(ConstByteSpan(info_request_, info_request_length_));
 }
@@ -128,6 +122,10 @@ void Path::info_request_received(ConstByteSpan message)
     info_request_length_ = u32(min<size_t>(message.size(), sizeof(info_request_)));
     copy_bytes(info_request_, message.data(), info_request_length_);
     info_pending_.store(true);
+    // The client's part of the handshake is done: what is left (the chunks,
+    // then the INFO_RSP) is the server's own work, which the deadline must
+    // not cut short; every way it fails closes the path.
+    (void)info_deadline_work_.cancel();
     setup_work_.queue();
 }
 
@@ -181,6 +179,7 @@ Path::~Path()
     }
     g_counters.registered_chunk_bytes.add(-(long long)(u64(registered_chunks_) * p.chunk_size));
     g_counters.paths.add(-1);
+    admission().release_connections(client(), charged_connections_);
     ios_.reset();
     free_array(descriptors_);
 }
@@ -193,6 +192,16 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
         return Error(err::kInval);  // nor may they come from elsewhere
     // Refuses a taken cid and any connection for a path that is closing.
     CXXRT_TRY(protocol_.connection_request(cid));
+    // Charged before its queues exist; a path that cannot have all its
+    // connections is of no use to its client, so it closes.
+    if (Refusal why = admission().charge_connection(client()); why != Refusal::kNone) {
+        log::err_ratelimited("session %s: connection %u of a path refused: %s=%u reached (%d)", session_.name(),
+                             unsigned(cid), refusal_limit_name(why), refusal_limit(params(), why),
+                             refusal_errno(why));
+        schedule_close("connection budget spent");
+        return Error(-refusal_errno(why));
+    }
+    ++charged_connections_;
     auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid);
     if (!connection) {
         schedule_close("cannot allocate a connection");
@@ -238,6 +247,20 @@ void Path::handle_info_request(ConstByteSpan message)
     case Context::NameClaim::kChanged:
         schedule_close("session name changed");
         return;
+    }
+
+    // The chunks, now that the client finished its part of the handshake
+    // (the session's memory once, this path's mappings and MRs).
+    if (!chunks_ready_.load()) {
+        auto prepared = prepare_chunks();
+        if (prepared.is_error()) {
+            if (!is_closing())
+                log::err_ratelimited("session %s: no chunk memory for a path: %d", session_.name(),
+                                     prepared.to_errno());
+            schedule_close("cannot set up chunk memory");
+            return;
+        }
+        chunks_ready_.store(true);
     }
 
     // Publish the chunks: register every chunk MR, then tell the client

@@ -13,9 +13,17 @@
 extern "C" {
 #endif
 
+/* The per-client limits and the connection budget (module parameters). */
+struct rtrs_srv_client_limits {
+	int sessions_per_client;
+	int connections_per_path;
+	int connections_per_client;
+	int connections;
+};
+
 /* KAPI: module_init, process context. Validates the parameters. */
 int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate, int max_sessions,
-		      int info_timeout_ms) KAPI_NOEXCEPT;
+		      int info_timeout_ms, const struct rtrs_srv_client_limits *limits) KAPI_NOEXCEPT;
 /* KAPI: module_exit, process context. */
 void rtrs_srv_cxx_exit(void) KAPI_NOEXCEPT;
 

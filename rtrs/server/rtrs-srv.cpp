@@ -9,6 +9,8 @@
 
 namespace rtrs::srv {
 
+using namespace cxxrt;
+
 namespace {
 constinit Params g_params{};
 }
@@ -26,13 +28,121 @@ void set_params(const Params& chosen)
     g_params = chosen;
 }
 
+namespace {
+constinit Admission* g_admission = nullptr;
+constexpr u32 kMaxClients = 16384;
+}
+
+Result<void> Admission::create()
+{
+    auto* made = allocate<Admission>(Gfp::kernel());
+    if (!made)
+        return Error(err::kNoMem);
+    // Every listed client holds a session; a listener holds at most
+    // max_sessions, and the module has one listener per user (rnbd-server)
+    // in practice: room for four, at most 16384 clients (a 448 KiB table).
+    u32 capacity = min<u32>(params().max_sessions * 4u, kMaxClients);
+    Result<void> ready;
+    {
+        MutexGuard guard(made->mutex_);
+        ready = made->ledger_.init(capacity, Gfp::kernel());
+    }
+    if (ready.is_error()) {
+        cxxrt::destroy(made);
+        return ready;
+    }
+    g_admission = made;
+    return {};
+}
+
+void Admission::destroy()
+{
+    cxxrt::destroy(g_admission);
+    g_admission = nullptr;
+}
+
+Admission& admission()
+{
+    return *g_admission;
+}
+
+Refusal Admission::charge_session(const ClientKey& client)
+{
+    MutexGuard guard(mutex_);
+    Refusal why = ledger_.charge_session(params(), client);
+    g_counters.clients.set(ledger_.clients());
+    return why;
+}
+
+void Admission::release_session(const ClientKey& client)
+{
+    MutexGuard guard(mutex_);
+    ledger_.release_session(client);
+    g_counters.clients.set(ledger_.clients());
+}
+
+Refusal Admission::check_connection(const ClientKey& client)
+{
+    MutexGuard guard(mutex_);
+    return ledger_.check_connection(params(), client);
+}
+
+Refusal Admission::charge_connection(const ClientKey& client)
+{
+    MutexGuard guard(mutex_);
+    Refusal why = ledger_.charge_connection(params(), client);
+    g_counters.connections.set(ledger_.total().connections);
+    return why;
+}
+
+void Admission::release_connections(const ClientKey& client, u32 count)
+{
+    if (count == 0)
+        return;
+    MutexGuard guard(mutex_);
+    ledger_.release_connections(client, count);
+    g_counters.connections.set(ledger_.total().connections);
+    g_counters.clients.set(ledger_.clients());
+}
+
 }  // namespace rtrs::srv
 
 using namespace cxxrt;
 using namespace rtrs::srv;
 
+namespace {
+
+// Validates the per-client limits into `chosen`; logs what is wrong.
+Result<void> choose_client_limits(Params& chosen, const rtrs_srv_client_limits& limits)
+{
+    ParamError why = ParamError::kNone;
+    auto set = set_client_limits(chosen, limits.sessions_per_client, limits.connections_per_path,
+                                 limits.connections_per_client, limits.connections, &why);
+    if (set.is_ok())
+        return {};
+    switch (why) {
+    case ParamError::kMaxSessionsPerClient:
+        log::err("max_sessions_per_client=%d: must be 1..%u", limits.sessions_per_client, Params::kMaxMaxSessions);
+        break;
+    case ParamError::kMaxConnectionsPerPath:
+        log::err("max_connections_per_path=%d: must be 1..%u", limits.connections_per_path,
+                 rtrs::wire::kMaxConnectionsPerPath);
+        break;
+    case ParamError::kMaxConnectionsPerClient:
+        log::err("max_connections_per_client=%d: must be 1..%u", limits.connections_per_client,
+                 Params::kMaxMaxConnections);
+        break;
+    default:
+        log::err("max_connections=%d: must be 1..%u", limits.connections, Params::kMaxMaxConnections);
+        break;
+    }
+    return set;
+}
+
+}  // namespace
+
 extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool always_invalidate, int max_sessions,
-                                 int info_timeout_ms) noexcept
+                                 int info_timeout_ms, const rtrs_srv_client_limits* client_limits) noexcept
 {
     ParamError why = ParamError::kNone;
     auto checked = make_params(max_chunk_size, sess_queue_depth, always_invalidate, &why);
@@ -47,6 +157,8 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
                          Params::kMaxInfoTimeoutMs);
             return limits.to_errno();
         }
+        if (auto limited = choose_client_limits(chosen, *client_limits); limited.is_error())
+            return limited.to_errno();
     }
     if (checked.is_error()) {
         switch (why) {
@@ -67,6 +179,10 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
     int rc = cxxrt_module_init();
     if (rc)
         return rc;
+    if (auto admitting = Admission::create(); admitting.is_error()) {
+        (void)cxxrt_module_exit();
+        return admitting.to_errno();
+    }
     // /sys/kernel/debug/rtrs_server/: the fault knobs and the resource counters.
     const cxxrt::debugfs::File files[] = {
         {"fault_drop_heartbeats", &g_faults.drop_heartbeats},
@@ -78,10 +194,13 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
         {"chunk_bytes", &g_counters.chunk_bytes},
         {"registered_chunk_bytes", &g_counters.registered_chunk_bytes},
         {"refused_connects", &g_counters.refused_connects},
+        {"connections", &g_counters.connections},
+        {"clients", &g_counters.clients},
     };
     cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto sysfs = sysfs_init();
     if (sysfs.is_error()) {
+        Admission::destroy();
         (void)cxxrt_module_exit();
         return sysfs.to_errno();
     }
@@ -89,12 +208,17 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
               "max_sessions %u, info_timeout_ms %u",
               params().chunk_size, params().max_io_size(), Params::kMaxHeaderSize, params().queue_depth,
               int(params().always_invalidate), params().max_sessions, params().info_timeout_ms);
+    log::info("per client: max_sessions_per_client %u, max_connections_per_client %u; max_connections_per_path %u, "
+              "max_connections %u",
+              params().max_sessions_per_client, params().max_connections_per_client,
+              params().max_connections_per_path, params().max_connections);
     return 0;
 }
 
 extern "C" void rtrs_srv_cxx_exit(void) noexcept
 {
     rtrs::SysfsTree::exit();
+    Admission::destroy();
     (void)cxxrt_module_exit();
     log::info("unloaded");
 }

@@ -40,6 +40,7 @@
 #include "rtrs/core/rtrs-codec.hpp"
 #include "rtrs/core/rtrs-heartbeat.hpp"
 #include "rtrs/core/rtrs-srv-params.hpp"
+#include "rtrs/core/rtrs-srv-limits.hpp"
 #include "rtrs/core/rtrs-srv-protocol.hpp"
 #include "rtrs/server/rtrs-srv-sysfs.hpp"
 #include "rtrs/core/rtrs-stats.hpp"
@@ -76,12 +77,37 @@ struct Counters {
     cxxrt::debugfs::Number chunk_bytes;             // chunk memory the sessions hold
     cxxrt::debugfs::Number registered_chunk_bytes;  // chunk bytes behind a path's MR (per path)
     cxxrt::debugfs::Number refused_connects;        // connect requests refused
+    cxxrt::debugfs::Number connections;             // connections charged (Admission)
+    cxxrt::debugfs::Number clients;                 // clients holding a session (Admission)
 };
 extern constinit Counters g_counters;
 
 // Module-wide parameters, fixed at load.
 const Params& params();
 void set_params(const Params& chosen);
+
+// The module's per-client accounting (rtrs-srv-limits.hpp) behind its own
+// lock: sessions are charged to the client that created them, connections
+// to their session's client, before anything is allocated for them.
+// Taken inside Context::mutex() and Path::setup_mutex(), never around them.
+class Admission final : cxxrt::Pinned {
+public:
+    Admission() = default;
+    // At module load, after set_params(); destroy() at unload.
+    [[nodiscard]] static Result<void> create();
+    static void destroy();
+
+    [[nodiscard]] Refusal charge_session(const ClientKey& client);
+    void release_session(const ClientKey& client);
+    [[nodiscard]] Refusal check_connection(const ClientKey& client);
+    [[nodiscard]] Refusal charge_connection(const ClientKey& client);
+    void release_connections(const ClientKey& client, u32 count);
+
+private:
+    cxxrt::Mutex mutex_{cxxrt::lock_class<"rtrs::srv::Admission::mutex_">};
+    ClientLedger ledger_ CXXRT_GUARDED_BY(mutex_);
+};
+Admission& admission();
 
 // The state of the IO occupying one chunk of one path. Its address is the
 // opaque `struct rtrs_server_io *` the user answers with.
@@ -180,7 +206,8 @@ public:
     Path(Session& session, const codec::ConnReqFields& request, const ib::IncomingConnection& first);
     ~Path();
 
-    // Allocates connections, chunks, MRs, IO slots on `device`. Process
+    // Allocates the connection table, IO slots and INFO buffers on `device`
+    // (the chunks wait for the INFO_REQ: run_setup_work). Process
     // context, setup_mutex() held, Context::mutex() not held.
     [[nodiscard]] Result<void> init(ib::Device device) CXXRT_REQUIRES(setup_mutex_);
     bool initialized() const CXXRT_REQUIRES(setup_mutex_) { return initialized_; }
@@ -197,9 +224,9 @@ public:
 
     void connection_established(ServerConnection& connection);
     // Connection 0 received an INFO_REQ the protocol allows: keeps a copy
-    // and hands it to the setup work (the chunks may not be ready yet).
+    // and hands it to the setup work.
     void info_request_received(cxxrt::ConstByteSpan message);
-    // The setup work: name the session, publish the chunks.
+    // The setup work: name the session, set up and publish the chunks.
     void handle_info_request(cxxrt::ConstByteSpan message);
     // An immediate arrived (on any connection): IO request or heartbeat.
     void handle_io_request(ServerConnection& connection, u32 imm);
@@ -224,6 +251,8 @@ public:
     const u8* uuid() const { return uuid_.bytes; }
     u16 connection_count() const { return connection_count_; }
     u16 reconnect_count() const { return reconnect_count_; }
+    // The client this path's connections are charged to (its session's).
+    const ClientKey& client() const;
     Heartbeat& heartbeat() { return heartbeat_; }
     ServerConnection* connection(u16 cid) { return cid < connection_count_ ? connections_[cid] : nullptr; }
 
@@ -281,6 +310,7 @@ private:
     cxxrt::Array<UniquePtr<ib::DmaBuffer>> chunks_;  // this path's mappings of the session's chunks
     cxxrt::Array<UniquePtr<ib::MemoryRegion>> chunk_regions_;
     u32 registered_chunks_ = 0;  // setup work only (one at a time), then the destructor
+    u32 charged_connections_ = 0;  // under setup_mutex_, then the destructor gives them back
     cxxrt::Atomic<bool> chunks_ready_{false};
     cxxrt::Atomic<bool> info_pending_{false};
     // Written by connection 0's receive before info_pending_, read by the setup work after it.
@@ -306,16 +336,23 @@ private:
 
 class Session final : cxxrt::Pinned {
 public:
-    Session(Context& context, const wire::Uuid& uuid) : context_(context), uuid_(uuid) {}
+    Session(Context& context, const wire::Uuid& uuid, const ClientKey& client)
+        : context_(context), uuid_(uuid), client_(client)
+    {
+    }
     ~Session();
 
-    // The session's chunk memory, allocated once by the first path's setup
-    // (process context, may sleep); every path maps the same chunks.
+    // The session's chunk memory, allocated once when its first path has
+    // its INFO_REQ (process context, may sleep); every path maps the same chunks.
     [[nodiscard]] Result<void> ensure_chunks();
     u8* chunk(u32 index) const { return chunks_[index]; }
 
     Context& context() { return context_; }
     const wire::Uuid& uuid() const { return uuid_; }
+    // The client that created the session (charged for it and its connections).
+    const ClientKey& client() const { return client_; }
+    // The session was charged to its client (Admission): the destructor releases it.
+    bool charged = false;
     const char* name() const { return name_; }
     bool has_name() const { return name_[0] != '\0'; }
     // Context::mutex() held (the name is checked and set under one lock).
@@ -336,6 +373,7 @@ public:
 private:
     Context& context_;
     wire::Uuid uuid_;
+    ClientKey client_;
     char name_[256] = {};  // set once, under Context::mutex() (claim_session_name)
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
     u8** chunks_ = nullptr;

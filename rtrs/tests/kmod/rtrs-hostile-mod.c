@@ -21,7 +21,9 @@
 #include <cxxrt/module-api.h>
 
 int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char *only, const char *skip,
-		     const char *dir, const char *blockdev, unsigned int flood, unsigned int flood_paths);
+		     const char *dir, const char *blockdev, unsigned int flood, unsigned int flood_paths,
+		     unsigned int flood_connections, unsigned int flood_connections_budget);
+unsigned int rtrs_hostile_hold_ms(void);
 void rtrs_hostile_wake(void);
 int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
 void rtrs_hostile_sleep_ms(unsigned int ms);
@@ -69,7 +71,25 @@ static uint flood_paths;
 module_param(flood_paths, uint, 0444);
 MODULE_PARM_DESC(flood_paths, "Paths of one session the flood_paths case opens (0: the case is skipped)");
 
+static uint flood_connections;
+module_param(flood_connections, uint, 0444);
+MODULE_PARM_DESC(flood_connections, "The server's max_connections_per_path, for the flood_connections case (0: the case is skipped; at most 63)");
+
+static uint flood_connections_budget;
+module_param(flood_connections_budget, uint, 0444);
+MODULE_PARM_DESC(flood_connections_budget, "The server's max_connections_per_client, for the flood_connections case");
+
+static uint hold_ms;
+module_param(hold_ms, uint, 0644);
+MODULE_PARM_DESC(hold_ms, "The flood cases keep what they opened this long (writable while they hold: 0 ends the hold)");
+
 static DECLARE_WAIT_QUEUE_HEAD(rtrs_hostile_wq);
+
+/* KAPI: process context. */
+unsigned int rtrs_hostile_hold_ms(void)
+{
+	return READ_ONCE(hold_ms);
+}
 
 /* KAPI: any context (completion handlers call it from softirq). */
 void rtrs_hostile_wake(void)
@@ -106,7 +126,8 @@ static int __init rtrs_hostile_init(void)
 		pr_err("addr=<IPv4 of the victim> is required\n");
 		return -EINVAL;
 	}
-	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood, flood_paths);
+	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood, flood_paths, flood_connections,
+				flood_connections_budget);
 }
 
 static void __exit rtrs_hostile_exit(void)

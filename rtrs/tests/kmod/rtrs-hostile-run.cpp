@@ -31,7 +31,9 @@
 extern "C" {
 int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
                      const char* dir, const char* blockdev, unsigned int flood,
-                     unsigned int flood_paths) noexcept;
+                     unsigned int flood_paths, unsigned int flood_connections,
+                     unsigned int flood_connections_budget) noexcept;
+unsigned int rtrs_hostile_hold_ms(void) noexcept;
 void rtrs_hostile_wake(void) noexcept;
 int rtrs_hostile_wait(int (*done)(void* arg), void* arg, unsigned int timeout_ms) noexcept;
 void rtrs_hostile_sleep_ms(unsigned int ms) noexcept;
@@ -246,11 +248,12 @@ void RecvSlot::on_done(const WorkCompletion& wc)
     conn->on_received(*this, wc);
 }
 
-// A hostile client's path: up to kMaxConns connections with its own UUIDs,
+// A hostile client's path: up to kMaxConns connections with its own UUIDs
+// (flood_connections opens a few dozen),
 // one PD shared by them (the response buffer is written through any).
 class Path final : cxxrt::Pinned {
 public:
-    static constexpr u16 kMaxConns = 4;
+    static constexpr u16 kMaxConns = 64;
 
     Path(const SockAddr& server, u32 serial) : server_(server)
     {
@@ -333,6 +336,14 @@ public:
     // answers_before, or the path closed.
     Observed reaction(u16 cid, int answers_before, unsigned timeout_ms = kReactionMs);
     int answers(u16 cid) const { return conns_[cid] ? conns_[cid]->answers.load() : 0; }
+    // The errno of the first connect the server rejected (0: none).
+    int rejection() const
+    {
+        for (const auto& c : conns_)
+            if (c && c->rejected.load())
+                return c->reject_errno;
+        return 0;
+    }
     bool closed() const;
 
     // RNBD over this path: SESS_INFO, OPEN, CLOSE.
@@ -832,6 +843,8 @@ struct Env {
     const char* blockdev;
     unsigned flood;
     unsigned flood_paths;
+    unsigned flood_connections;         // the server's max_connections_per_path
+    unsigned flood_connections_budget;  // the server's max_connections_per_client
     u32 serial = 0;
 };
 
@@ -1612,7 +1625,22 @@ Verdict rnbd_sess_info_too_short(Env& env)
 struct FloodCount {
     u32 accepted = 0;
     u32 refused = 0;
+    int first_refusal = 0;  // the errno of the first reject
 };
+
+// The floods keep what they opened for hold_ms (writable at run time, so
+// a script can end the hold early) while a test script checks that other
+// clients are still served.
+void hold_flood(const char* what)
+{
+    u64 start = kapi_ktime_ns();
+    if (rtrs_hostile_hold_ms() == 0)
+        return;
+    log::info("# flood: holding the %s", what);
+    while (rtrs_hostile_hold_ms() != 0 && (kapi_ktime_ns() - start) / 1000000 < rtrs_hostile_hold_ms())
+        rtrs_hostile_sleep_ms(100);
+    log::info("# flood: released the %s", what);
+}
 
 Result<FloodCount> flood(Env& env, u32 count, bool one_session)
 {
@@ -1634,7 +1662,10 @@ Result<FloodCount> flood(Env& env, u32 count, bool one_session)
         if (up.is_ok())
             up = paths[i]->info(StringView(name));
         ++(up.is_ok() ? counted.accepted : counted.refused);
+        if (up.is_error() && counted.first_refusal == 0)
+            counted.first_refusal = paths[i]->rejection();
     }
+    hold_flood(one_session ? "paths" : "sessions");
     return counted;
 }
 
@@ -1668,8 +1699,72 @@ Verdict flood_sessions(Env& env)
     if (flooded.is_error())
         return setup_failed(1);
     const FloodCount& count = flooded.value();
-    log::info("# flood: %u sessions asked, %u accepted, %u refused", env.flood, count.accepted, count.refused);
+    log::info("# flood: %u sessions asked, %u accepted, %u refused (first refusal errno %d)", env.flood,
+              count.accepted, count.refused, count.first_refusal);
     return flood_verdict(count, count.refused > 0);
+}
+
+// Connections from one client (review-2 N2). A path announcing one
+// connection more than the server's max_connections_per_path
+// (env.flood_connections) is refused at its first connect with -EINVAL;
+// then paths of max_connections_per_path connections each (a session
+// each, INFO done) are connected one cid after the other until the server
+// refuses one: that happens at the client's budget,
+// max_connections_per_client (env.flood_connections_budget), with -EBUSY.
+Verdict flood_connections(Env& env)
+{
+    const u32 per_path = env.flood_connections, budget = env.flood_connections_budget;
+    if (per_path == 0 || per_path + 1 > Path::kMaxConns || budget == 0)
+        return setup_failed(1);
+    Observed too_many;
+    {
+        Path path(env.server, ++env.serial);
+        path.cid_num = u16(per_path + 1);
+        u8 message[rwire::kConnReqPrivateDataMax];
+        auto built = rcodec::build_conn_req(ByteSpan(message), path.good_request(0));
+        if (built.is_error())
+            return setup_failed(2);
+        too_many = path.connect_raw(0, ConstByteSpan(message, built.value()));
+    }
+    const u32 most = budget / per_path + 2;
+    auto made = cxxrt::Array<UniquePtr<Path>>::create(Gfp::kernel(), most);
+    if (made.is_error())
+        return setup_failed(3);
+    auto paths = made.release_value();
+    u32 accepted = 0;
+    int refusal = 0;
+    char name[32];
+    for (u32 i = 0; i < most && refusal == 0; ++i) {
+        auto path = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
+        if (path.is_error())
+            return setup_failed(4);
+        paths[i] = path.release_value();
+        paths[i]->cid_num = u16(per_path);
+        for (u16 cid = 0; cid < per_path; ++cid) {
+            if (paths[i]->connect_good(cid).is_error()) {
+                refusal = paths[i]->rejection();
+                if (refusal == 0)
+                    refusal = -cxxrt::err::kConnReset;  // not a reject: failed otherwise
+                break;
+            }
+            ++accepted;
+        }
+        Text(name, sizeof(name)).append("flood-conns-").number(env.serial);
+        if (refusal == 0 && (paths[i]->make_buffers().is_error() || paths[i]->info(StringView(name)).is_error()))
+            return setup_failed(5);
+    }
+    log::info("# flood: a path of %u connections: %s (errno %d); paths of %u: %u connections accepted, then "
+              "refused with errno %d (budget %u)",
+              per_path + 1, too_many.kind == Observed::kRejected ? "refused" : "not refused", too_many.value,
+              per_path, accepted, refusal, budget);
+    hold_flood("connections");
+    Observed seen;
+    seen.kind = Observed::kCounted;
+    seen.value = int(accepted);
+    seen.refused_count = refusal != 0 ? 1 : 0;
+    bool passed = too_many.kind == Observed::kRejected && too_many.value == -cxxrt::err::kInval &&
+                  refusal == -cxxrt::err::kBusy && accepted == budget;
+    return Verdict{passed, seen};
 }
 
 struct Case {
@@ -1737,6 +1832,7 @@ constexpr Case kServerCases[] = {
     {"flood_sessions", flood_sessions},
     {"flood_paths", flood_paths},
     {"io_read_desc_len_race", io_read_desc_len_race},
+    {"flood_connections", flood_connections},
 };
 
 // True when name is an element of the comma-separated list.
@@ -1759,7 +1855,8 @@ bool listed(const char* list, const char* name)
 
 extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
                                 const char* dir, const char* blockdev, unsigned int flood,
-                                unsigned int flood_paths_count) noexcept
+                                unsigned int flood_paths_count, unsigned int flood_connections_count,
+                                unsigned int flood_connections_budget) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
@@ -1781,12 +1878,15 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
     env->blockdev = blockdev;
     env->flood = flood;
     env->flood_paths = flood_paths_count;
+    env->flood_connections = flood_connections_count;
+    env->flood_connections_budget = flood_connections_budget;
     int failed = 0, run = 0;
     for (const Case& c : kServerCases) {
         if (only && *only && !listed(only, c.name))
             continue;
         if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0) ||
-            (c.run == io_read_desc_len_race && !listed(only, c.name)))
+            (c.run == io_read_desc_len_race && !listed(only, c.name)) ||
+            (c.run == flood_connections && flood_connections_count == 0))
             continue;  // only when asked for, with its own server settings
         if (listed(skip, c.name)) {
             log::info("case %s: skip", c.name);

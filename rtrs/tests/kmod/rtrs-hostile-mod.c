@@ -22,7 +22,8 @@
 
 int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char *only, const char *skip,
 		     const char *dir, const char *blockdev, unsigned int flood, unsigned int flood_paths,
-		     unsigned int flood_connections, unsigned int flood_connections_budget);
+		     unsigned int flood_connections, unsigned int flood_connections_budget,
+		     const unsigned char *ipv4_second);
 unsigned int rtrs_hostile_hold_ms(void);
 void rtrs_hostile_wake(void);
 int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
@@ -42,6 +43,10 @@ MODULE_PARM_DESC(client_case, "mode=client: the case played for the next client 
 static char *addr;
 module_param(addr, charp, 0444);
 MODULE_PARM_DESC(addr, "IPv4 address of the victim (an rxe netdev's address)");
+
+static char *addr2 = "";
+module_param(addr2, charp, 0444);
+MODULE_PARM_DESC(addr2, "A second IPv4 address of the victim (another rxe netdev's), for a second path of one session from another client address (io_read_desc_len_race_second_path)");
 
 static ushort port = 1234;
 module_param(port, ushort, 0444);
@@ -117,7 +122,8 @@ const char *rtrs_hostile_client_case(void)
 
 static int __init rtrs_hostile_init(void)
 {
-	u8 ip[4];
+	u8 ip[4], ip2[4];
+	bool second;
 
 	if (mode && !strcmp(mode, "client"))
 		return rtrs_hostile_serve(port);
@@ -126,8 +132,13 @@ static int __init rtrs_hostile_init(void)
 		pr_err("addr=<IPv4 of the victim> is required\n");
 		return -EINVAL;
 	}
+	second = addr2 && *addr2;
+	if (second && !in4_pton(addr2, -1, ip2, -1, NULL)) {
+		pr_err("addr2=%s is not an IPv4 address\n", addr2);
+		return -EINVAL;
+	}
 	return rtrs_hostile_run(ip, port, only, skip, dir, blockdev, flood, flood_paths, flood_connections,
-				flood_connections_budget);
+				flood_connections_budget, second ? ip2 : NULL);
 }
 
 static void __exit rtrs_hostile_exit(void)

@@ -32,7 +32,7 @@ extern "C" {
 int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
                      const char* dir, const char* blockdev, unsigned int flood,
                      unsigned int flood_paths, unsigned int flood_connections,
-                     unsigned int flood_connections_budget) noexcept;
+                     unsigned int flood_connections_budget, const unsigned char* ipv4_second) noexcept;
 unsigned int rtrs_hostile_hold_ms(void) noexcept;
 void rtrs_hostile_wake(void) noexcept;
 int rtrs_hostile_wait(int (*done)(void* arg), void* arg, unsigned int timeout_ms) noexcept;
@@ -320,11 +320,16 @@ public:
     // Zero-length RDMA write with an immediate (no chunk needed).
     Result<void> write_imm_only(u16 cid, u32 imm);
     // Writes a built IO request like send_io_request on `cid` while
-    // connection `race_cid` RDMA-writes the 32-bit word at `field_offset` of
-    // the same chunk, alternating `a` and `b`, in a burst before the request
-    // and in bursts after it until the server reacts.
-    Result<void> race_io_request(u16 cid, u16 race_cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset,
-                                 u32 field_offset, u32 a, u32 b);
+    // connection `race_cid` of `racer` (this path, or another path of the
+    // same session) RDMA-writes the 32-bit word at `field_offset` of the same
+    // chunk, alternating `a` and `b`, in a burst before the request and in
+    // bursts after it until the server reacts.
+    Result<void> race_io_request(u16 cid, Path& racer, u16 race_cid, u32 chunk_id, ConstByteSpan chunk,
+                                 u32 msg_offset, u32 field_offset, u32 a, u32 b);
+    // One burst of the race: kBurst 4-byte RDMA writes of a and b in turn
+    // into word `field_offset` of chunk chunk_id, through this path's key
+    // for that chunk, on connection cid; the last one signals `done`.
+    Result<void> post_word_burst(u16 cid, u32 chunk_id, u32 field_offset, u32 a, u32 b, Op& done);
 
     // An RTRS READ: user header usr, one descriptor over our response
     // buffer of desc_length bytes, flags. Uses a fresh chunk.
@@ -454,6 +459,14 @@ void Conn::on_received(RecvSlot& slot, const WorkCompletion& wc)
         u32 imm = wc.imm();
         u32 type = rwire::imm_type_bits(imm);
         if (type == u32(rwire::ImmType::kIoResponse) || type == u32(rwire::ImmType::kIoResponseInvalidate)) {
+            // With always_invalidate the answer is a SEND carrying the
+            // chunk's new key (RKEY_RSP): later IO on that chunk needs it.
+            if (wc.opcode == WorkCompletion::kRecv && path_.chunks) {
+                auto rkey = rcodec::decode_rkey_rsp(ConstByteSpan(data, cxxrt::min(wc.byte_len, kSlotSize)),
+                                                    path_.queue_depth);
+                if (rkey.is_ok())
+                    path_.chunks[rkey.value().buf_id].key = rkey.value().rkey;
+            }
             last_answer_imm = imm;
             answers.fetch_add(1);
         } else if (type == u32(rwire::ImmType::kHeartbeat)) {
@@ -614,51 +627,57 @@ Result<void> Path::send_io_request(u16 cid, u32 chunk_id, ConstByteSpan chunk, u
     return write_chunk(cid, chunk_id, chunk, imm);
 }
 
-Result<void> Path::race_io_request(u16 cid, u16 race_cid, u32 chunk_id, ConstByteSpan chunk, u32 msg_offset,
-                                   u32 field_offset, u32 a, u32 b)
+constexpr u32 kRaceValues = kSendBufferSize - 8;  // a, then b, behind a request's bytes
+
+Result<void> Path::post_word_burst(u16 cid, u32 chunk_id, u32 field_offset, u32 a, u32 b, Op& done)
+{
+    constexpr u32 kBurst = 24;  // of 64 send slots
+    CXXRT_TRY(make_buffers());
+    if (!chunks || chunk_id >= queue_depth || !conns_[cid])
+        return Error(cxxrt::err::kInval);
+    cxxrt::store_le<u32>(send_buffer_->data() + kRaceValues, a);
+    cxxrt::store_le<u32>(send_buffer_->data() + kRaceValues + 4, b);
+    send_buffer_->sync_for_device();
+    const RemoteBuffer word{chunks[chunk_id].addr + field_offset, chunks[chunk_id].key};
+    for (u32 i = 0; i < kBurst; ++i) {
+        const bool last = i + 1 == kBurst;
+        Sge sge = send_buffer_->sge(pd_->local_dma_lkey(), kRaceValues + (i & 1) * 4, 4);
+        CXXRT_TRY(conns_[cid]->qp().post_write(last ? &done.done : nullptr, Span<const Sge>(&sge, 1), word,
+                                               last ? kSignaled : kUnsignaled));
+    }
+    return {};
+}
+
+Result<void> Path::race_io_request(u16 cid, Path& racer, u16 race_cid, u32 chunk_id, ConstByteSpan chunk,
+                                   u32 msg_offset, u32 field_offset, u32 a, u32 b)
 {
     CXXRT_TRY(make_buffers());
-    constexpr u32 kValues = kSendBufferSize - 8;  // a, then b, behind the request's bytes
-    constexpr u32 kBurst = 24;                    // of 64 send slots; the last one is signalled
-    if (!chunks || chunk_id >= queue_depth || chunk.size() > kValues || !conns_[cid] || !conns_[race_cid])
+    if (!chunks || chunk_id >= queue_depth || chunk.size() > kRaceValues || !conns_[cid])
         return Error(cxxrt::err::kInval);
     const u32 imm = CXXRT_TRY(rcodec::encode_io_request_imm(geometry, chunk_id, msg_offset));
     cxxrt::copy_bytes(send_buffer_->data(), chunk.data(), chunk.size());
-    cxxrt::store_le<u32>(send_buffer_->data() + kValues, a);
-    cxxrt::store_le<u32>(send_buffer_->data() + kValues + 4, b);
     send_buffer_->sync_for_device();
-    const u32 lkey = pd_->local_dma_lkey();
-    const RemoteBuffer word{chunks[chunk_id].addr + field_offset, chunks[chunk_id].key};
-    auto burst = [&](Op& done) -> Result<void> {
-        for (u32 i = 0; i < kBurst; ++i) {
-            const bool last = i + 1 == kBurst;
-            Sge sge = send_buffer_->sge(lkey, kValues + (i & 1) * 4, 4);
-            CXXRT_TRY(conns_[race_cid]->qp().post_write(last ? &done.done : nullptr, Span<const Sge>(&sge, 1), word,
-                                                        last ? kSignaled : kUnsignaled));
-        }
-        return {};
-    };
     // Every Op posted is waited for before it goes out of scope. Bursts go
     // on until the server reacts: its check and its use of the length may
     // come at any moment after the request lands.
     constexpr u32 kMaxBursts = 64;
     const int answers_before = conns_[cid]->answers.load();
     Op before, request;
-    Result<void> posted = burst(before);
+    Result<void> posted = racer.post_word_burst(race_cid, chunk_id, field_offset, a, b, before);
     const bool before_posted = posted.is_ok();
     bool request_posted = false;
     if (posted.is_ok()) {
-        Sge sge = send_buffer_->sge(lkey, 0, chunk.size());
+        Sge sge = send_buffer_->sge(pd_->local_dma_lkey(), 0, chunk.size());
         posted = conns_[cid]->qp().post_write_imm(&request.done, Span<const Sge>(&sge, 1),
                                                   RemoteBuffer{chunks[chunk_id].addr, chunks[chunk_id].key}, imm,
                                                   kSignaled);
         request_posted = posted.is_ok();
     }
     for (u32 n = 0; n < kMaxBursts && posted.is_ok(); ++n) {
-        if (conns_[cid]->answers.load() > answers_before || closed())
+        if (conns_[cid]->answers.load() > answers_before || closed() || racer.closed())
             break;
         Op after;
-        posted = burst(after);
+        posted = racer.post_word_burst(race_cid, chunk_id, field_offset, a, b, after);
         if (posted.is_ok())
             (void)wait_until([&] { return after.count.load() > 0; }, kConnectMs);
     }
@@ -839,6 +858,8 @@ void Path::teardown()
 
 struct Env {
     SockAddr server;
+    SockAddr server2;  // addr2=: the server's second address (another rxe netdev)
+    bool has_server2 = false;
     const char* dir;
     const char* blockdev;
     unsigned flood;
@@ -1382,67 +1403,99 @@ Verdict rnbd_open_object(Env& env, const char* leaf)
 
 // The descriptor-length race (security review N1): a READ whose descriptor
 // says `a` bytes (what the check must see) and whose RNBD header asks for
-// `b` (more than a chunk), while a second connection of the path keeps
-// RDMA-writing a and b into the descriptor's length in the chunk. A server
-// that reads the length twice (checks a, uses b) accepts the IO and reads
-// b bytes of the device into the chunk: a heap overflow. Run only when
-// named, against rtrs-server always_invalidate=0 (so the path's own key
-// stays valid while the server works) and a chunk no larger than our
-// response buffer (so a successful answer reaches us and is counted).
-// Pass: never a successful answer; every round refused (error answer, or
-// the path closed: then a new path is made).
-Verdict io_read_desc_len_race(Env& env)
+// `b` (more than a chunk), while the length in the chunk keeps being
+// RDMA-written with a and b. A server that reads the length twice (checks
+// a, uses b) accepts the IO and reads b bytes of the device into the chunk:
+// a heap overflow. Who writes:
+//  - io_read_desc_len_race: a second connection of the requesting path,
+//    against rtrs-server always_invalidate=0 (the path's own key stays
+//    valid while the server works);
+//  - io_read_desc_len_race_second_path: a second path of the same session
+//    from the server's second address (addr2=), against the default
+//    always_invalidate=1: the server invalidates the requesting path's key
+//    for the chunk, but the second path has a key of its own for it.
+// The server's chunks must be no larger than our response buffer, so a
+// successful answer reaches us and is counted. Run only when named. Pass:
+// never a successful answer; every round refused (error answer, or the
+// path closed: then new paths are made).
+struct RacePaths {
+    UniquePtr<Path> request;  // sends the READs (connection 1)
+    UniquePtr<Path> second;   // the second path's racer, or null
+    Path& racer() { return second ? *second : *request; }
+    bool closed() const { return !request || request->closed() || (second && second->closed()); }
+};
+
+Result<RacePaths> race_paths(Env& env, bool second_path, u32* device_id)
 {
-    constexpr u32 kRounds = 8000, kMaxPaths = 100, kSmall = 4096, kLarge = 1u << 20;
+    RacePaths paths;
+    paths.request = CXXRT_TRY(cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial));
+    char name[32];
+    Text(name, sizeof(name)).append("hostile-race-").number(env.serial);
+    CXXRT_TRY(paths.request->connect_all());
+    CXXRT_TRY(paths.request->info(StringView(name)));
+    if (paths.request->rnbd_sess_info().kind != Observed::kOkAnswer)
+        return Error(cxxrt::err::kProto);
+    u64 sectors = 0;
+    if (paths.request->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), device_id, &sectors)
+            .kind != Observed::kOkAnswer)
+        return Error(cxxrt::err::kNoDev);
+    if (second_path) {
+        paths.second = CXXRT_TRY(cxxrt::make_unique<Path>(Gfp::kernel(), env.server2, ++env.serial));
+        paths.second->paths_uuid = paths.request->paths_uuid;  // the same session
+        CXXRT_TRY(paths.second->connect_all());
+        CXXRT_TRY(paths.second->info(StringView(name)));
+    }
+    return paths;
+}
+
+Verdict desc_len_race(Env& env, bool second_path)
+{
+    constexpr u32 kRounds = 8000, kMaxRebuilds = 100, kSmall = 4096, kLarge = 1u << 20;
     constexpr u64 kBudgetNs = 30ull * 1000 * 1000 * 1000;
-    u32 rounds = 0, paths = 0, successes = 0, error_answers = 0, closes = 0, silent = 0;
+    u32 rounds = 0, builds = 0, successes = 0, error_answers = 0, closes = 0, silent = 0;
     const u64 start = kapi_ktime_ns();
-    UniquePtr<Path> path;
+    RacePaths paths;
     u32 id = 0;
     while (rounds < kRounds && kapi_ktime_ns() - start < kBudgetNs) {
-        if (!path || path->closed()) {
-            path.reset();
-            if (paths == kMaxPaths)
+        if (paths.closed()) {
+            paths = RacePaths{};
+            if (builds == kMaxRebuilds)
                 break;
-            auto made = ready_path(env, true, true);
+            auto made = race_paths(env, second_path, &id);
             if (made.is_error())
                 return setup_failed(made.to_errno());
-            path = made.release_value();
-            ++paths;
-            u64 sectors = 0;
-            if (path->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), &id, &sectors).kind !=
-                    Observed::kOkAnswer ||
-                sectors < kLarge / 512)
-                return setup_failed(20);
-            if (path->chunk_size > kResponseBufferSize)
+            paths = made.release_value();
+            ++builds;
+            if (paths.request->chunk_size > kResponseBufferSize)
                 return setup_failed(24);  // the server was not loaded with a small enough max_chunk_size
         }
+        Path& path = *paths.request;
         u8 usr[sizeof(nwire::IoMsg)];
         if (ncodec::build_io(ByteSpan(usr), read_io(id, 0, kLarge)).is_error())
             return setup_failed(22);
-        auto plan = rcodec::plan_read(path->geometry, 0, sizeof(usr), 1);
+        auto plan = rcodec::plan_read(path.geometry, 0, sizeof(usr), 1);
         if (plan.is_error())
             return setup_failed(23);
         u8 bytes[sizeof(usr) + sizeof(rwire::RdmaReadHeader) + sizeof(rwire::SgDesc) + 8] = {};
         if (plan.value().total > sizeof(bytes))
             return setup_failed(23);
         cxxrt::copy_bytes(bytes + plan.value().data_len, usr, sizeof(usr));
-        const rcodec::SgEntry desc{path->response_iova(), path->response_rkey(), kSmall};
+        const rcodec::SgEntry desc{path.response_iova(), path.response_rkey(), kSmall};
         if (rcodec::build_rdma_read(ByteSpan(bytes + plan.value().msg_offset, plan.value().msg_len), sizeof(usr), 0,
                                     Span<const rcodec::SgEntry>(&desc, 1))
                 .is_error())
             return setup_failed(23);
         const u32 len_at = plan.value().msg_offset + sizeof(rwire::RdmaReadHeader) + __builtin_offsetof(rwire::SgDesc, len);
-        const int before = path->answers(1);
+        const int before = path.answers(1);
         ++rounds;
-        if (path->race_io_request(1, 0, path->next_chunk(), ConstByteSpan(bytes, plan.value().total),
-                                  plan.value().msg_offset, len_at, kSmall, kLarge)
+        if (path.race_io_request(1, paths.racer(), 0, path.next_chunk(), ConstByteSpan(bytes, plan.value().total),
+                                 plan.value().msg_offset, len_at, kSmall, kLarge)
                 .is_error()) {
             ++closes;  // a post on a connection that is already gone
-            path.reset();
+            paths = RacePaths{};
             continue;
         }
-        Observed seen = path->reaction(1, before);
+        Observed seen = path.reaction(1, before);
         if (seen.kind == Observed::kOkAnswer)
             ++successes;
         else if (seen.kind == Observed::kErrorAnswer)
@@ -1452,15 +1505,27 @@ Verdict io_read_desc_len_race(Env& env)
         else
             ++silent;
     }
-    log::info("# io_read_desc_len_race: %u rounds on %u paths in %llu ms: %u answered with success, %u error answers, "
-              "%u paths closed, %u without reaction",
-              rounds, paths, (unsigned long long)((kapi_ktime_ns() - start) / 1000000), successes, error_answers,
-              closes, silent);
+    log::info("# io_read_desc_len_race%s: %u rounds on %u sessions in %llu ms: %u answered with success, "
+              "%u error answers, %u paths closed, %u without reaction",
+              second_path ? "_second_path" : "", rounds, builds,
+              (unsigned long long)((kapi_ktime_ns() - start) / 1000000), successes, error_answers, closes, silent);
     Observed seen;
     seen.kind = Observed::kCounted;
     seen.value = int(successes);
     seen.refused_count = int(error_answers + closes);
     return Verdict{successes == 0 && silent == 0 && rounds >= 20, seen};
+}
+
+Verdict io_read_desc_len_race(Env& env)
+{
+    return desc_len_race(env, false);
+}
+
+Verdict io_read_desc_len_race_second_path(Env& env)
+{
+    if (!env.has_server2)
+        return setup_failed(25);  // addr2= not given
+    return desc_len_race(env, true);
 }
 
 // ---- Names and paths: control characters, other spellings, probes ----
@@ -1832,6 +1897,7 @@ constexpr Case kServerCases[] = {
     {"flood_sessions", flood_sessions},
     {"flood_paths", flood_paths},
     {"io_read_desc_len_race", io_read_desc_len_race},
+    {"io_read_desc_len_race_second_path", io_read_desc_len_race_second_path},
     {"flood_connections", flood_connections},
 };
 
@@ -1856,7 +1922,7 @@ bool listed(const char* list, const char* name)
 extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char* only, const char* skip,
                                 const char* dir, const char* blockdev, unsigned int flood,
                                 unsigned int flood_paths_count, unsigned int flood_connections_count,
-                                unsigned int flood_connections_budget) noexcept
+                                unsigned int flood_connections_budget, const unsigned char* ipv4_second) noexcept
 {
     int rc = cxxrt_module_init();
     if (rc)
@@ -1880,12 +1946,21 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
     env->flood_paths = flood_paths_count;
     env->flood_connections = flood_connections_count;
     env->flood_connections_budget = flood_connections_budget;
+    if (ipv4_second) {
+        u8 ip2[4] = {ipv4_second[0], ipv4_second[1], ipv4_second[2], ipv4_second[3]};
+        auto second = SockAddr::ipv4(ip2, port);
+        if (second.is_ok()) {
+            env->server2 = second.value();
+            env->has_server2 = true;
+        }
+    }
     int failed = 0, run = 0;
     for (const Case& c : kServerCases) {
         if (only && *only && !listed(only, c.name))
             continue;
         if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0) ||
-            (c.run == io_read_desc_len_race && !listed(only, c.name)) ||
+            ((c.run == io_read_desc_len_race || c.run == io_read_desc_len_race_second_path) &&
+             !listed(only, c.name)) ||
             (c.run == flood_connections && flood_connections_count == 0))
             continue;  // only when asked for, with its own server settings
         if (listed(skip, c.name)) {

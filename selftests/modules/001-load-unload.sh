@@ -18,11 +18,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# module: "name=default" of every parameter, in modinfo's order (none for the clients).
+# module: "name=default" of every parameter, in modinfo's order (none for rtrs-client).
 declare -A params=(
     [rtrs/rtrs-client]=""
-    [rnbd/rnbd-client]=""
-    [rtrs/rtrs-server]="max_chunk_size=131072 sess_queue_depth=512 always_invalidate=Y max_sessions=64 info_timeout_ms=10000"
+    [rnbd/rnbd-client]="control_timeout_ms=120000"
+    [rtrs/rtrs-server]="max_chunk_size=131072 sess_queue_depth=512 always_invalidate=Y max_sessions=64 info_timeout_ms=10000 max_sessions_per_client=8 max_connections_per_path=512 max_connections_per_client=1024 max_connections=8192"
     [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N"
 )
 params_ok() { # module
@@ -93,6 +93,11 @@ refused EINVAL rtrs/rtrs-server rtrs_server max_sessions=0
 refused EINVAL rtrs/rtrs-server rtrs_server max_sessions=65536
 refused EINVAL rtrs/rtrs-server rtrs_server info_timeout_ms=999
 refused EINVAL rtrs/rtrs-server rtrs_server info_timeout_ms=300001
+refused EINVAL rtrs/rtrs-server rtrs_server max_sessions_per_client=0
+refused EINVAL rtrs/rtrs-server rtrs_server max_connections_per_path=0
+refused EINVAL rtrs/rtrs-server rtrs_server max_connections_per_path=4097
+refused EINVAL rtrs/rtrs-server rtrs_server max_connections_per_client=0
+refused EINVAL rtrs/rtrs-server rtrs_server max_connections=0
 check "rtrs_server: loads with every parameter at a good non-default value" \
     insmod rtrs/rtrs-server.ko max_chunk_size=65536 sess_queue_depth=128 always_invalidate=N max_sessions=4 info_timeout_ms=5000
 refused EINVAL rnbd/rnbd-server rnbd_server port_nr=0

@@ -1435,8 +1435,10 @@ Result<RacePaths> race_paths(Env& env, bool second_path, u32* device_id)
     CXXRT_TRY(paths.request->info(StringView(name)));
     if (paths.request->rnbd_sess_info().kind != Observed::kOkAnswer)
         return Error(cxxrt::err::kProto);
+    // Read-only: the race only READs, and the mapping of the session
+    // before (a writer) may still be closing on the server.
     u64 sectors = 0;
-    if (paths.request->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), device_id, &sectors)
+    if (paths.request->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadOnly), device_id, &sectors)
             .kind != Observed::kOkAnswer)
         return Error(cxxrt::err::kNoDev);
     if (second_path) {

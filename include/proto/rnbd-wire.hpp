@@ -25,15 +25,10 @@ inline constexpr u32 kNameMax = 255;
 inline constexpr u32 kSectorShift = 9;
 inline constexpr u32 kSectorSize = 1u << kSectorShift;
 
-enum class MsgType : u16 {
-    kSessInfo = 0,
-    kSessInfoRsp = 1,
-    kOpen = 2,
-    kOpenRsp = 3,
-    kIo = 4,
-    kClose = 5,
-};
-inline constexpr u16 kMsgTypeCount = 6;
+// Message types in protocol order (their wire values count from 0).
+enum class MsgType : u16 { kSessInfo, kSessInfoRsp, kOpen, kOpenRsp, kIo, kClose };
+inline constexpr u16 kMsgTypeCount = u16(MsgType::kClose) + 1;
+static_assert(u16(MsgType::kOpen) == 2 && u16(MsgType::kIo) == 4 && kMsgTypeCount == 6);
 
 // Read-only mappings may exist many times, read-write once per device;
 // "migration" allows one more read-write mapping (e.g. VM live migration).

@@ -507,7 +507,10 @@ Result<IoRequest> decode_io_request(ConstByteSpan chunk, u32 offset, const IoLim
         wire::SgDesc descs[kMaxReadDescs];
     } m;
     static_assert(sizeof(m.header) >= sizeof(wire::RdmaWrite) && sizeof(m) == 8 + 16 * kMaxReadDescs);
-    const size_t available = cxxrt::min(sizeof(m), chunk.size() - offset);
+    // Only as many descriptors as the limit lets a READ carry (one on our
+    // server): what is not fetched is never read below.
+    const size_t wanted = sizeof(m.header) + size_t(limits.max_read_descs) * sizeof(wire::SgDesc);
+    const size_t available = cxxrt::min(wanted, chunk.size() - offset);
     if (available < sizeof(wire::RdmaHeader))
         return Error(err::kBadMsg);
     cxxrt::fill_bytes(&m, 0, sizeof(m));

@@ -57,7 +57,7 @@ say "selftests: ${patterns[*]}"
 # hostile/002 here: the cases of the high findings (memory returned under
 # a live key, a remote ENOMEM retried forever) and the good map; the stock
 # lanes run all of them.
-hostile_cases=${HOSTILE_CASES:-'^(good|read_fake_invalidation|read_inv_post_failed|read_inv_failed|answer_enomem)$'}
+hostile_cases=${HOSTILE_CASES:-'^(good|read_fake_invalidation|read_inv_post_failed|read_inv_failed|read_inv_flushed|answer_enomem)$'}
 seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
 sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-3}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_PHASES="${SWEEP_PHASES-map}" SWEEP_SEED="$seed")
 say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"

@@ -24,6 +24,9 @@ struct Faults {
                               //   proving it invalidated the key) fail to post: the path fails
     cxxrt::debugfs::Number inv_bad_key;          // paths whose local invalidations (as above) name a key the MR does not
                               //   hold: the HCA fails them (an error completion, the QP in the error state)
+    cxxrt::debugfs::Number inv_flush;            // paths whose local invalidations (as above) are posted on a QP just moved
+                              //   to the error state: they complete flushed, never executed, while the
+                              //   path's other QPs are still connected
     cxxrt::debugfs::Number id_delay_ms;          // teardown sleeps this long right after destroying a path's cm_ids: anything
                               //   freed later would outlive a removed device (rxe_pool_cleanup WARN)
 };

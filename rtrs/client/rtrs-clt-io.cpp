@@ -327,6 +327,8 @@ void Path::finish_response(PathRequest& request, int error, bool invalidate_loca
         auto posted = [&]() -> Result<void> {
             if (fault_applies(g_faults.inv_post_fail, index_)) [[unlikely]]
                 return Error(cxxrt::err::kNoMem);  // fault injection: as a full send queue
+            if (fault_applies(g_faults.inv_flush, index_)) [[unlikely]]
+                (void)request.connection_->qp().move_to_error();  // fault injection: the LOCAL_INV is flushed
             cxxrt::IrqSpinGuard guard(request.connection_->post_lock());
             if (fault_applies(g_faults.inv_bad_key, index_)) [[unlikely]]
                 return request.connection_->qp().post_local_inv(&request.invalidate_done_,

@@ -61,6 +61,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
         {"fault_drop_responses", &g_faults.drop_responses},
         {"fault_inv_post_fail", &g_faults.inv_post_fail},
         {"fault_inv_bad_key", &g_faults.inv_bad_key},
+        {"fault_inv_flush", &g_faults.inv_flush},
         {"fault_id_delay_ms", &g_faults.id_delay_ms},
         {"fault_ack_timeout", &g_faults.ack_timeout},
         {"submitted", &g_counters.submitted},

@@ -29,8 +29,9 @@ declare -A SKIP=()
 # closes (the map fails or the client closes the path), probe (the map
 # works, a READ answered with a fake invalidation leaves no valid rkey),
 # spray (the map works; a READ answered without SEND_WITH_INV whose local
-# invalidation cannot be posted, fault_inv_post_fail, or fails on the HCA,
-# fault_inv_bad_key, while the server writes through its rkey: the memory
+# invalidation cannot be posted, fault_inv_post_fail, fails on the HCA,
+# fault_inv_bad_key, or is flushed unexecuted, fault_inv_flush, while the
+# server writes through its rkey from a sibling connection: the memory
 # never changes once the READ is done),
 # enomem (the map works; an IO the server answers with -ENOMEM fails with
 # EIO within the request timeout).
@@ -58,6 +59,7 @@ cases=(
     open_rsp_size_not_representable:map_fails
     read_inv_post_failed:spray
     read_inv_failed:spray
+    read_inv_flushed:spray
     answer_enomem:enomem
 )
 dbg=/sys/kernel/debug/rtrs_client
@@ -180,6 +182,7 @@ for entry in "${cases[@]}"; do
                 dev=$(new_devices "$before_dev" | head -1)
                 knob=$dbg/fault_inv_post_fail
                 [ "$name" = read_inv_failed ] && knob=$dbg/fault_inv_bad_key
+                [ "$name" = read_inv_flushed ] && knob=$dbg/fault_inv_flush
                 if [ "$rc" = 0 ] && [ -n "$dev" ] && [ -w $knob ]; then
                     echo 18446744073709551615 > $knob
                     seen=$(read_twice "$dev" 2>"$tmp/py.err")
@@ -190,6 +193,10 @@ for entry in "${cases[@]}"; do
                     read -r first later <<<"$seen"
                     if [ -n "$first" ] && [ "$first" = "$later" ] && [ "${landed:-0}" -gt 0 ]; then
                         result=pass
+                    fi
+                    # The flushed variant must have taken the flushed branch.
+                    if [ "$name" = read_inv_flushed ] && ! since_mark "case-$n" | grep -q "local invalidate flushed"; then
+                        result=fail map="$map; the client logged no flushed local invalidation"
                     fi
                     if [ -n "$seen" ]; then
                         map="$map; the READ's buffer held $first when it completed, $later 3 s later"

@@ -2061,6 +2061,7 @@ enum class ClientCase {
     // Key lifetime and retries (review N15, N14).
     kReadInvPostFailed,
     kReadInvFailed,
+    kReadInvFlushed,
     kAnswerEnomem,
     kControlNeverAnswered,
 };
@@ -2094,6 +2095,7 @@ constexpr ClientCaseName kClientCases[] = {
     {"open_rsp_size_not_representable", ClientCase::kOpenRspSizeNotRepresentable},
     {"read_inv_post_failed", ClientCase::kReadInvPostFailed},
     {"read_inv_failed", ClientCase::kReadInvFailed},
+    {"read_inv_flushed", ClientCase::kReadInvFlushed},
     {"answer_enomem", ClientCase::kAnswerEnomem},
     // Queue depth 1; the first OPEN of a session is answered, no later one
     // (selftests/hostile/011: map/unmap/rmmod must not hang on it).
@@ -2200,7 +2202,11 @@ private:
     void build_conn_rsp(u8 (&out)[sizeof(rwire::ConnRsp)]) const;
     void probe();
     void spray();
-    bool spraying() const { return which_ == ClientCase::kReadInvPostFailed || which_ == ClientCase::kReadInvFailed; }
+    bool spraying() const
+    {
+        return which_ == ClientCase::kReadInvPostFailed || which_ == ClientCase::kReadInvFailed ||
+               which_ == ClientCase::kReadInvFlushed;
+    }
 
     ClientCase which_;
     rwire::Uuid paths_uuid_;
@@ -2551,7 +2557,7 @@ void ServeSession::probe()
         note("probe: the old rkey is dead (the client invalidated it)");
 }
 
-// read_inv_post_failed, read_inv_failed: RDMA writes of 1, 2, 3, ... (le32) to the first
+// read_inv_post_failed, read_inv_failed, read_inv_flushed: RDMA writes of 1, 2, 3, ... (le32) to the first
 // bytes of the READ's buffer through its rkey, one after the other, on the
 // client's last connection (a polled one, drained last and slowly), until
 // one fails. The script compares what its reader saw right after the READ

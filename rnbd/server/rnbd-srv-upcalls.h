@@ -38,6 +38,8 @@ void rnbd_srv_params_unlock(void) KAPI_NOEXCEPT;
 int rnbd_srv_cxx_set_path_param(const char *name, const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
 /* The allow_realtime_ioprio parameter. KAPI: any context. */
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
+/* The allow_fileio_of_block_devices parameter. KAPI: any context. */
+int rnbd_srv_allow_fileio_of_block_devices(void) KAPI_NOEXCEPT;
 /*
  * A reference on this module, held per exported mapping so that rmmod is
  * refused while anything is exported. KAPI: any context.

@@ -40,6 +40,13 @@ int rnbd_srv_cxx_set_path_param(const char *name, const char *value, char *stora
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
 /* The allow_fileio_of_block_devices parameter. KAPI: any context. */
 int rnbd_srv_allow_fileio_of_block_devices(void) KAPI_NOEXCEPT;
+/* The idle_session_timeout_ms parameter. KAPI: any context. */
+unsigned int rnbd_srv_idle_session_timeout_ms(void) KAPI_NOEXCEPT;
+/*
+ * Its setter (C++): a number of ms in 1000..86400000 into `storage`;
+ * -EINVAL (storage left alone) otherwise. KAPI: process context.
+ */
+int rnbd_srv_cxx_set_idle_session_timeout(const char *value, unsigned int *storage) KAPI_NOEXCEPT;
 /*
  * A reference on this module, held per exported mapping so that rmmod is
  * refused while anything is exported. KAPI: any context.

@@ -149,28 +149,38 @@ struct ExportFacts {
     bool nodev_mount = false;             // device nodes on this mount may not be opened
     bool file_export_enabled = false;     // the administrator named a file_export_dir
     bool inside_file_export_dir = false;  // the resolved object lies under that directory
+    bool fileio_of_block_devices = false; // the administrator's allow_fileio_of_block_devices
 };
 
 struct ExportDecision {
-    int error = 0;               // 0, -ENOTBLK or -EACCES
+    int error = 0;               // 0, -ENOTBLK, -EACCES or -EPERM
     OpenAs open_as = OpenAs::kBlockDevice;
     const char* reason = "";     // for the one log line of a refusal
 };
 
-// Default deny: block devices only (blockio, or fileio through the VFS when
-// the client asks for it), and regular files only when the administrator
-// enabled file export and the resolved file lies inside that directory.
-// Everything else (directories, FIFOs, sockets, character devices such as
-// /dev/zero) is -ENOTBLK; a device node on a nodev mount is -EACCES, as
-// the kernel's own open refuses it. These are the server's own detail (its
-// log line): the client is answered not_exported_errno().
+// Default deny: block devices only (blockio; fileio through the VFS when
+// the client asks for it and the administrator allowed fileio of block
+// devices), and regular files only when the administrator enabled file
+// export and the resolved file lies inside that directory. Everything else
+// (directories, FIFOs, sockets, character devices such as /dev/zero) is
+// -ENOTBLK; a device node on a nodev mount is -EACCES, as the kernel's own
+// open refuses it; fileio of a block device while it is not allowed is
+// -EPERM (it is served synchronously through the page cache: a client
+// could otherwise choose the costlier path on any device it may open).
+// These are the server's own detail (its log line): the client is
+// answered not_exported_errno().
 constexpr ExportDecision decide_export(const ExportFacts& facts, wire::IoMode mode)
 {
     switch (facts.kind) {
     case ObjectKind::kBlockDevice:
         if (facts.nodev_mount)
             return {-cxxrt::err::kAccess, OpenAs::kBlockDevice, "device node on a nodev mount"};
-        return {0, mode == wire::IoMode::kFileIo ? OpenAs::kVfs : OpenAs::kBlockDevice, ""};
+        if (mode != wire::IoMode::kFileIo)
+            return {0, OpenAs::kBlockDevice, ""};
+        if (!facts.fileio_of_block_devices)
+            return {-cxxrt::err::kPerm, OpenAs::kVfs,
+                    "io_mode=fileio of a block device, and allow_fileio_of_block_devices is off"};
+        return {0, OpenAs::kVfs, ""};
     case ObjectKind::kRegularFile:
         if (!facts.file_export_enabled)
             return {-kErrNotBlk, OpenAs::kVfs, "regular file, and file export is off (file_export_dir empty)"};
@@ -185,10 +195,11 @@ constexpr ExportDecision decide_export(const ExportFacts& facts, wire::IoMode mo
 // What a client is answered when an OPEN is refused because of what its
 // path leads to on the server: a failed lookup (-ENOENT, -ENOTDIR, -ELOOP,
 // -EACCES, -EIO, ...) or an object decide_export refuses (-ENOTBLK, -EACCES
-// on a nodev mount). All of them become -ENOENT ("no device exported under
-// that path"), so OPEN is no oracle of which files exist on the server or
-// what they are; the server logs the detail. -ENOMEM says nothing about
-// the filesystem and stays.
+// on a nodev mount, -EPERM for fileio of a block device while not allowed).
+// All of them become -ENOENT ("no device exported under that path"), so
+// OPEN is no oracle of which files exist on the server or what they are;
+// the server logs the detail. -ENOMEM says nothing about the filesystem
+// and stays.
 inline constexpr int kErrNotExported = cxxrt::err::kNoEnt;
 constexpr int not_exported_errno(int local)
 {

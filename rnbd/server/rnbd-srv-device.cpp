@@ -53,6 +53,7 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
     facts.kind = kind_of(object);
     facts.nodev_mount = object.nodev();
     facts.file_export_enabled = file_export_dir[0] != '\0';
+    facts.fileio_of_block_devices = rnbd_srv_allow_fileio_of_block_devices() != 0;
     if (facts.kind == policy::ObjectKind::kRegularFile && facts.file_export_enabled)
         facts.inside_file_export_dir = inside_file_export_dir(object, file_export_dir);
     const policy::ExportDecision decision = policy::decide_export(facts, mode);

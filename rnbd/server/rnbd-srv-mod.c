@@ -76,6 +76,17 @@ int rnbd_srv_allow_realtime_ioprio(void)
 	return READ_ONCE(allow_realtime_ioprio);
 }
 
+static bool allow_fileio_of_block_devices;
+module_param(allow_fileio_of_block_devices, bool, 0644);
+MODULE_PARM_DESC(allow_fileio_of_block_devices,
+		 "Serve a client's io_mode=fileio map of a block device through the VFS; when off (default) such an OPEN is refused "
+		 "(the client sees ENOENT, the log says why) and block devices are served as blockio only. Applies to later OPENs");
+
+int rnbd_srv_allow_fileio_of_block_devices(void)
+{
+	return READ_ONCE(allow_fileio_of_block_devices);
+}
+
 static unsigned int idle_session_timeout_ms = 60000;
 
 static int idle_session_timeout_set(const char *value, const struct kernel_param *kp)

@@ -170,7 +170,15 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
         }
         path = session->find_path(request.sess_uuid);
         if (path && path->reconnect_count() != request.recon_cnt) {
-            // The client reconnects a path we still hold: let the old one go.
+            // The client reconnects a path we still hold: let the old one
+            // go, but only for its own client address. A path UUID travels
+            // in clear: from elsewhere it is no proof of being that client,
+            // and the path keeps serving (security review N11).
+            if (!path->same_client(incoming)) {
+                log::err_ratelimited("session %s: reconnect from %s refused: the path's client is at another "
+                                     "address (%d)", session->name(), client.text, -err::kPerm);
+                return -err::kPerm;
+            }
             path->schedule_close("client reconnected");
             path = nullptr;
         }

@@ -44,6 +44,11 @@ bool Path::same_addresses(const ib::IncomingConnection& incoming) const
            same_address(client_address_, incoming.destination_address());
 }
 
+bool Path::same_client(const ib::IncomingConnection& incoming) const
+{
+    return same_address(client_address_, incoming.destination_address());
+}
+
 void Path::enforce(Verdict verdict, const char* what, u16 cid)
 {
     if (verdict != Verdict::kClose)

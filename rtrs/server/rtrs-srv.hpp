@@ -221,6 +221,10 @@ public:
     // The client side and server side addresses match (upstream refuses a
     // second path of a session between the same two addresses).
     bool same_addresses(const ib::IncomingConnection& incoming) const;
+    // The connect request comes from this path's client address (family
+    // and address bytes, not the port): only such a request may replace
+    // the path by a reconnect.
+    bool same_client(const ib::IncomingConnection& incoming) const;
 
     void connection_established(ServerConnection& connection);
     // Connection 0 received an INFO_REQ the protocol allows: keeps a copy

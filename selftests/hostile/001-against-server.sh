@@ -26,14 +26,16 @@ cleanup() { hostile_cleanup rtrs_hostile rnbd_client rtrs_client rnbd_server rtr
 trap cleanup EXIT
 
 setup() {
-    rxe_setup 1 >/dev/null || return 1
+    rxe_setup 2 >/dev/null || return 1
     modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=65536 || return 1
     mkdir -p "$objects/dir" && truncate -s 4M "$objects/file" && mkfifo "$objects/fifo" || return 1
     python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$objects/sock" || return 1
     insmod rtrs/rtrs-server.ko sess_queue_depth=100 && insmod rnbd/rnbd-server.ko
 }
 check "setup: rxe, brd, the objects to OPEN, rtrs-server + rnbd-server" setup || tap_skip_all "setup failed"
-addr=${RXE_ADDR[0]}
+# The second address: con_req_reconnect_other_address connects to it, so
+# that its CON_REQ comes from another client address than the path's.
+addr=${RXE_ADDR[0]} addr2=${RXE_ADDR[1]}
 
 # cases_of FILE: one line per case verdict in the kernel log FILE,
 # "name verdict observed dump" (separated by \037), where dump is the first line
@@ -102,7 +104,7 @@ run_hostile() {
 }
 skip_list=$(IFS=,; echo "${!SKIP[*]}")
 mark start-001
-run_hostile "bad input" dir="$objects" blockdev=/dev/ram0 skip="$skip_list"
+run_hostile "bad input" dir="$objects" blockdev=/dev/ram0 addr2="$addr2" skip="$skip_list"
 
 # The server still serves a well-behaved client, and everything unloads.
 serves_good_client() { # label

@@ -4,8 +4,10 @@
 # fio --verify over the whole device with mixed sizes and queue depths, a
 # second pass with another pattern so a lost write (an older valid block
 # left in place) is caught, the data compared on the server's backing
-# device, /dev/ram0 mapped ro with io_mode=fileio shown to be read through
-# the VFS (page cache), ext4 across a remount, and a clean unmap and unload.
+# device, /dev/ram0 mapped with io_mode=fileio refused while the server's
+# allow_fileio_of_block_devices is off (the default) and, once it is on,
+# mapped ro and shown to be read through the VFS (page cache), ext4 across
+# a remount, and a clean unmap and unload.
 # Environment: E2E_FIO_SIZE (fio --size of every pass, default 100%: the
 # whole device; the debug lane uses a few MiB).
 . "$(dirname "$0")/../lib.sh"
@@ -88,6 +90,19 @@ buffers_after_read() { # device: how much page cache of block devices a direct r
     dd if="$1" of=/dev/null bs=1M iflag=direct status=none
     echo $(($(buffers_kb) - b0))
 }
+fileio_refused() { # the default: fileio of a block device only where the administrator allows it
+    local p=/sys/module/rnbd_server/parameters/allow_fileio_of_block_devices got
+    [ "$(cat $p)" = N ] || return 1
+    echo "rnbd-004 fileio-refused" > /dev/kmsg
+    got=$(wr /sys/kernel/rnbd_client/map_device \
+        "sessname=e2e-nofileio path=ip:$addr device_path=/dev/ram0 access_mode=ro io_mode=fileio")
+    [ "$got" = ENOENT ] || { diag "map with io_mode=fileio: $got, want ENOENT"; return 1; }
+    [ ! -e /dev/rnbd2 ] || return 1
+    dmesg | sed -n '/rnbd-004 fileio-refused$/,$p' | grep -q "cannot open '/dev/ram0' (ro): io_mode=fileio of a block device, and allow_fileio_of_block_devices is off" ||
+        { diag "no server log line naming allow_fileio_of_block_devices"; return 1; }
+    echo Y > $p
+}
+check "allow_fileio_of_block_devices=N (default): a map of /dev/ram0 with io_mode=fileio is refused (ENOENT), the server's log names the parameter; then set to Y" fileio_refused
 check "a second session maps /dev/ram0 ro with io_mode=fileio: same data, writes refused, the server's reads filled ram0's page cache (blockio's did not), unmapped" fileio_ro
 
 fs() {

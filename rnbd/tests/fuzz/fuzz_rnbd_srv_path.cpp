@@ -11,11 +11,12 @@
 //     follows the administrator's prefix never holds a ".." component:
 //     a client cannot climb out of dev_search_path;
 //   - the export policy (decide_export) admits a block device (not on a
-//     nodev mount) or a regular file inside an enabled file_export_dir,
-//     and nothing else: directories, FIFOs, sockets, character devices,
-//     symlinks and unknown kinds are -ENOTBLK with a reason; a
-//     file_export_dir value is empty or absolute, below PATH_MAX, without
-//     NUL or text after a newline;
+//     nodev mount; with io_mode=fileio only when fileio of block devices
+//     is allowed, else -EPERM) or a regular file inside an enabled
+//     file_export_dir, and nothing else: directories, FIFOs, sockets,
+//     character devices, symlinks and unknown kinds are -ENOTBLK with a
+//     reason; a file_export_dir value is empty or absolute, below
+//     PATH_MAX, without NUL or text after a newline;
 //   - over any sequence of opens and closes, a device has at most one
 //     read-write mapping, at most two writers, and a second writer only
 //     when it came in migration mode; admit() answers as its model does.
@@ -192,15 +193,18 @@ void fuzz_export(fuzz::Input& input)
     facts.nodev_mount = flags & 1;
     facts.file_export_enabled = flags & 2;
     facts.inside_file_export_dir = flags & 4;
+    facts.fileio_of_block_devices = flags & 8;
     const wire::IoMode io_mode = wire::IoMode(input.take_u8() % 3);
     const policy::ExportDecision decision = policy::decide_export(facts, io_mode);
     const bool block = facts.kind == policy::ObjectKind::kBlockDevice;
     const bool file = facts.kind == policy::ObjectKind::kRegularFile;
-    const bool admitted = (block && !facts.nodev_mount) ||
-                          (file && facts.file_export_enabled && facts.inside_file_export_dir);
+    const bool admitted =
+        (block && !facts.nodev_mount && (io_mode != wire::IoMode::kFileIo || facts.fileio_of_block_devices)) ||
+        (file && facts.file_export_enabled && facts.inside_file_export_dir);
     FUZZ_CHECK((decision.error == 0) == admitted);
     if (!admitted) {
-        FUZZ_CHECK(decision.error == -policy::kErrNotBlk || (block && decision.error == -err::kAccess));
+        FUZZ_CHECK(decision.error == -policy::kErrNotBlk || (block && decision.error == -err::kAccess) ||
+                   (block && !facts.nodev_mount && decision.error == -err::kPerm));
         FUZZ_CHECK(decision.reason != nullptr && decision.reason[0] != '\0');
         return;
     }

@@ -282,23 +282,24 @@ TEST(RnbdSrvPolicy, ObjectKindsFromTheModeBits)
 }
 
 ExportDecision decide(ObjectKind kind, bool file_export, bool inside, wire::IoMode mode = wire::IoMode::kBlockIo,
-                      bool nodev = false)
+                      bool nodev = false, bool fileio_of_block_devices = false)
 {
     ExportFacts facts;
     facts.kind = kind;
     facts.file_export_enabled = file_export;
     facts.inside_file_export_dir = inside;
     facts.nodev_mount = nodev;
+    facts.fileio_of_block_devices = fileio_of_block_devices;
     return decide_export(facts, mode);
 }
 
 TEST(RnbdSrvPolicy, DefaultExportIsBlockDevicesOnly)
 {
     using wire::IoMode;
-    for (IoMode mode : {IoMode::kBlockIo, IoMode::kFileIo, IoMode(0xff)}) {
+    for (IoMode mode : {IoMode::kUnspecified, IoMode::kBlockIo, IoMode(0xff)}) {
         auto d = decide(ObjectKind::kBlockDevice, false, false, mode);
         EXPECT_EQ(d.error, 0);
-        EXPECT_EQ(d.open_as, mode == IoMode::kFileIo ? OpenAs::kVfs : OpenAs::kBlockDevice);
+        EXPECT_EQ(d.open_as, OpenAs::kBlockDevice);
     }
     for (ObjectKind kind : {ObjectKind::kRegularFile, ObjectKind::kDirectory, ObjectKind::kCharDevice,
                             ObjectKind::kFifo, ObjectKind::kSocket, ObjectKind::kSymlink, ObjectKind::kUnknown}) {
@@ -322,10 +323,36 @@ TEST(RnbdSrvPolicy, FileExportServesRegularFilesInsideTheDirectoryOnly)
         EXPECT_EQ(decide(kind, true, true).error, -kErrNotBlk) << object_kind_name(kind);
 }
 
+TEST(RnbdSrvPolicy, FileioOfBlockDevicesOnlyWhereTheAdministratorAllowsIt)
+{
+    using wire::IoMode;
+    // Off (the default): a client asking for fileio of a block device is
+    // refused, whatever file export says; blockio of the same device is not.
+    for (bool file_export : {false, true}) {
+        auto d = decide(ObjectKind::kBlockDevice, file_export, file_export, IoMode::kFileIo);
+        EXPECT_EQ(d.error, -err::kPerm);
+        EXPECT_NE(d.reason[0], '\0');
+        EXPECT_EQ(decide(ObjectKind::kBlockDevice, file_export, file_export, IoMode::kBlockIo).error, 0);
+    }
+    // On: served through the VFS; other modes stay blockio.
+    auto d = decide(ObjectKind::kBlockDevice, false, false, IoMode::kFileIo, false, true);
+    EXPECT_EQ(d.error, 0);
+    EXPECT_EQ(d.open_as, OpenAs::kVfs);
+    for (IoMode mode : {IoMode::kUnspecified, IoMode::kBlockIo, IoMode(0xff)})
+        EXPECT_EQ(decide(ObjectKind::kBlockDevice, false, false, mode, false, true).open_as, OpenAs::kBlockDevice);
+    // It widens nothing else: files still need file export, other kinds stay refused.
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, false, false, IoMode::kFileIo, false, true).error, -kErrNotBlk);
+    EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true, IoMode::kFileIo, false, false).error, 0);
+    for (ObjectKind kind : {ObjectKind::kDirectory, ObjectKind::kCharDevice, ObjectKind::kFifo, ObjectKind::kSocket,
+                            ObjectKind::kSymlink, ObjectKind::kUnknown})
+        EXPECT_EQ(decide(kind, true, true, IoMode::kFileIo, false, true).error, -kErrNotBlk) << object_kind_name(kind);
+}
+
 TEST(RnbdSrvPolicy, DeviceNodesOnNodevMountsAreRefused)
 {
     EXPECT_EQ(decide(ObjectKind::kBlockDevice, false, false, wire::IoMode::kBlockIo, true).error, -err::kAccess);
     EXPECT_EQ(decide(ObjectKind::kBlockDevice, true, true, wire::IoMode::kFileIo, true).error, -err::kAccess);
+    EXPECT_EQ(decide(ObjectKind::kBlockDevice, true, true, wire::IoMode::kFileIo, true, true).error, -err::kAccess);
     EXPECT_EQ(decide(ObjectKind::kRegularFile, true, true, wire::IoMode::kFileIo, true).error, 0);  // not a node
 }
 
@@ -347,6 +374,7 @@ TEST(RnbdSrvPolicy, EveryRefusalOfWhatThePathLeadsToIsOneErrnoOnTheWire)
         decide(ObjectKind::kFifo, false, false).error,
         decide(ObjectKind::kSocket, false, false).error,
         decide(ObjectKind::kBlockDevice, false, false, wire::IoMode::kBlockIo, true).error,
+        decide(ObjectKind::kBlockDevice, false, false, wire::IoMode::kFileIo).error,  // fileio not allowed
     };
     for (int e : local)
         EXPECT_EQ(not_exported_errno(e), -err::kNoEnt) << e;

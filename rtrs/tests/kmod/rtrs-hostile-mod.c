@@ -46,7 +46,7 @@ MODULE_PARM_DESC(addr, "IPv4 address of the victim (an rxe netdev's address)");
 
 static char *addr2 = "";
 module_param(addr2, charp, 0444);
-MODULE_PARM_DESC(addr2, "A second IPv4 address of the victim (another rxe netdev's), for a second path of one session from another client address (io_read_desc_len_race_second_path)");
+MODULE_PARM_DESC(addr2, "A second IPv4 address of the victim (another rxe netdev's), for a second path of one session from another client address (io_read_desc_len_race_second_path, con_req_reconnect_other_address)");
 
 static ushort port = 1234;
 module_param(port, ushort, 0444);

@@ -1834,6 +1834,46 @@ Verdict flood_connections(Env& env)
     return Verdict{passed, seen};
 }
 
+// ---- A reconnect from another address (security review N11) ----
+
+// Path P connects to the server's first address, finishes INFO and opens
+// the block device; then a CON_REQ with P's two UUIDs and recon_cnt + 1
+// (what P's client sends to replace P after a blip) comes from another
+// client address: a connection to the server's second address (addr2=)
+// leaves from the second rxe netdev. A UUID travels in clear and proves
+// nothing: the server must refuse the request (EPERM) and P must keep
+// serving (a READ on it answered with success afterwards). Runs when
+// addr2= is given.
+Verdict con_req_reconnect_other_address(Env& env)
+{
+    READY_PATH(path, true, true);
+    u32 id = 0;
+    if (path->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadOnly), &id, nullptr).kind !=
+        Observed::kOkAnswer)
+        return setup_failed(30);
+    Path other(env.server2, ++env.serial);
+    other.sess_uuid = path->sess_uuid;
+    other.paths_uuid = path->paths_uuid;
+    auto request = path->good_request(0);
+    request.recon_cnt = 1;
+    u8 message[rwire::kConnReqPrivateDataMax];
+    auto built = rcodec::build_conn_req(ByteSpan(message), request);
+    if (built.is_error())
+        return setup_failed(31);
+    const Observed reconnect = other.connect_raw(0, ConstByteSpan(message, built.value()));
+    // A replaced path is closed asynchronously: give the server time to.
+    (void)wait_until([&] { return path->closed(); }, 1000);
+    const Observed io = path->rnbd_io(read_io(id, 0, 4096));
+    char seen_reconnect[96], seen_io[96];
+    reconnect.describe(seen_reconnect, sizeof(seen_reconnect));
+    io.describe(seen_io, sizeof(seen_io));
+    log::info("# con_req_reconnect_other_address: the reconnect from the other address: %s; "
+              "a READ on the path afterwards: %s", seen_reconnect, seen_io);
+    const bool refused = reconnect.kind == Observed::kRejected && reconnect.value == -cxxrt::err::kPerm;
+    const bool serving = io.kind == Observed::kOkAnswer && !path->closed();
+    return Verdict{refused && serving, refused && !serving ? io : reconnect};
+}
+
 // A session that maps nothing is closed by the server (rnbd-server's
 // idle_session_timeout_ms, which the script sets to a few seconds): one
 // that never opens a device, and one whose only device was closed; a third
@@ -1929,6 +1969,7 @@ constexpr Case kServerCases[] = {
     {"io_read_desc_len_race", io_read_desc_len_race},
     {"io_read_desc_len_race_second_path", io_read_desc_len_race_second_path},
     {"flood_connections", flood_connections},
+    {"con_req_reconnect_other_address", con_req_reconnect_other_address},
     {"session_maps_nothing", session_maps_nothing},
 };
 
@@ -1993,8 +2034,9 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
             ((c.run == io_read_desc_len_race || c.run == io_read_desc_len_race_second_path ||
               c.run == session_maps_nothing) &&
              !listed(only, c.name)) ||
-            (c.run == flood_connections && flood_connections_count == 0))
-            continue;  // only when asked for, with its own server settings
+            (c.run == flood_connections && flood_connections_count == 0) ||
+            (c.run == con_req_reconnect_other_address && !env->has_server2))
+            continue;  // only when asked for, with its own server settings (or addr2=)
         if (listed(skip, c.name)) {
             log::info("case %s: skip", c.name);
             continue;

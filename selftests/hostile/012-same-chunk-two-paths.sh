@@ -36,7 +36,7 @@ setup() {
     rxe_setup 2 >/dev/null && modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=65536 &&
         DM_DISABLE_UDEV=1 dmsetup create "$slow" --noudevsync \
             --table "0 $(blockdev --getsz /dev/ram0) delay /dev/ram0 0 1500 /dev/ram0 0 3000" &&
-        [ -b /dev/mapper/$slow ]
+        [ -b "/dev/mapper/$slow" ]
 }
 check "setup: two rxe paths, brd behind dm-delay (reads 1.5 s, writes 3 s)" setup || tap_skip_all "setup failed"
 addr=${RXE_ADDR[0]} addr2=${RXE_ADDR[1]}

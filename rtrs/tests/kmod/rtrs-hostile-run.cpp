@@ -1544,7 +1544,7 @@ Verdict io_read_desc_len_race_second_path(Env& env)
 // reads the chunk after A's filled it). Pass: B's IO answered with ENOMEM
 // (the retryable refusal), A's READ answered with X's data, Y unchanged;
 // then B's retry in chunk 0 succeeds and Y reads back as B wrote it. Run
-// only when named (selftests/hostile/012-same-chunk-two-paths.sh).
+// only when named (selftests/hostile/013-same-chunk-two-paths.sh).
 constexpr u32 kSameChunkIoBytes = 4096;
 constexpr unsigned kSameChunkReadMs = 1500;   // the script's dm-delay read delay
 constexpr unsigned kSameChunkWriteMs = 3000;  // and write delay

@@ -7,7 +7,7 @@ rtrs-client-objs = rtrs/client/rtrs-clt-mod.o rtrs/client/rtrs-clt-export.o kern
 	rtrs/core/rtrs-clt-proto.o \
 	$(rtrs-codec-objs) \
 	$(common-objs) rtrs/core/rtrs-clt-policy.o rtrs/core/rtrs-stats.o rtrs/core/rtrs-permits.o $(kernel-ib-objs)
-rtrs-server-objs := rtrs/server/rtrs-srv-mod.o kernel/trace/kapi-rtrs-srv-trace.o rtrs/server/rtrs-srv.o rtrs/server/rtrs-srv-context.o rtrs/server/rtrs-srv-path.o rtrs/core/rtrs-srv-protocol.o rtrs/core/rtrs-srv-limits.o \
+rtrs-server-objs := rtrs/server/rtrs-srv-mod.o kernel/trace/kapi-rtrs-srv-trace.o rtrs/server/rtrs-srv.o rtrs/server/rtrs-srv-context.o rtrs/server/rtrs-srv-path.o rtrs/core/rtrs-srv-protocol.o rtrs/core/rtrs-srv-limits.o rtrs/core/rtrs-srv-chunk-owners.o \
 	rtrs/server/rtrs-srv-io.o rtrs/server/rtrs-srv-sysfs.o $(common-objs) $(rtrs-codec-objs) rtrs/core/rtrs-stats.o $(kernel-ib-objs)
 # The trace event definitions find their own header again through
 # <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").

@@ -279,6 +279,8 @@ void Context::shut_down()
 Session::~Session()
 {
     CXXRT_ASSERT(paths.is_empty());
+    // Every path released its chunks when its last IO finished.
+    CXXRT_ASSERT(chunk_owners_.held() == 0);
     if (charged)
         admission().release_session(client_);
     if (chunks_) {
@@ -296,6 +298,8 @@ Result<void> Session::ensure_chunks()
     MutexGuard guard(chunks_mutex_);
     if (chunks_ && chunk_count_ == p.queue_depth)
         return {};
+    if (chunk_owners_.size() == 0)
+        CXXRT_TRY(chunk_owners_.init(p.queue_depth, Gfp::kernel()));
     if (!chunks_) {
         chunks_ = allocate_array<u8*>(Gfp::kernel(), p.queue_depth);
         if (!chunks_)

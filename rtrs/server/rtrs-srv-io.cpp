@@ -267,6 +267,14 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
     io.connection = &connection;
     io.offset = request.value().offset;
     inflight_.enter();
+    // The chunk is the session's: another path (a failed one the client
+    // left, or this one's predecessor) may still have an IO on it in its
+    // backend. Only the IO that takes the owner word touches the chunk.
+    if (session_.chunk_owners().take(io.chunk_id, owner_id()) != ChunkOwners::Take::kTaken) {
+        refuse_held_chunk(io);
+        return;
+    }
+    io.owns_chunk = true;
     if (params().always_invalidate) {
         // The client's rkey for this chunk dies before we look at the data;
         // the answer carries the new one.
@@ -280,6 +288,32 @@ void Path::handle_io_request(ServerConnection& connection, u32 imm)
         return;
     }
     process_io(io);
+}
+
+// This path's busy flag guards `io` (no other IO of this path is in the
+// chunk), so kHeldBySelf cannot happen: whatever take() said, the holder is
+// another path, which may be writing the chunk right now (a READ's data
+// from its backend) or reading it (a WRITE's). So nothing of the chunk is
+// read, not even the request message: the answer says ENOMEM, without
+// READ data and without invalidating the client's key (the message naming
+// it is not read; clients invalidate a registered READ buffer themselves
+// when the answer did not). ENOMEM is the remote errno our client retries
+// within the request's timeout (rnbd-clt-dev-io.cpp: retry_error); Linux's
+// rnbd-clt ends the block request with BLK_STS_RESOURCE, an error
+// dm-multipath retries on another path. With always_invalidate the answer
+// still re-registers this path's key for the chunk and carries it.
+void Path::refuse_held_chunk(ServerIo& io)
+{
+    g_counters.chunk_conflicts.add(1);
+    log::warn_ratelimited("session %s: IO in chunk %u refused: another path of the session has an IO in flight "
+                          "on it (%d)",
+                          session_.name(), io.chunk_id, -err::kNoMem);
+    io.owns_chunk = false;
+    io.is_read = false;
+    io.has_descriptor = false;
+    io.need_invalidate = false;
+    io.descriptor = codec::SgEntry{};
+    respond(io, -err::kNoMem);
 }
 
 void ServerIo::on_invalidated(const ib::WorkCompletion& wc)
@@ -346,10 +380,12 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     // the client may see the answer and send the chunk's next IO before this
     // CPU returns from the post (an interrupt in between is enough), and a
     // chunk still marked busy then closes a healthy path as "reused while in
-    // flight". So it is freed just before that post, and nothing after it
-    // reads `io`; send-queue order still lands the READ data and the
-    // re-registration before the answer. On an error, at the exit.
-    cxxrt::ScopeGuard free_chunk([&io] { io.busy.store(false); });
+    // flight" (or, sent on another path, is refused as held). So it is freed
+    // (the session's owner word, then this path's flag) just before that
+    // post, and nothing after it reads `io`; send-queue order still lands
+    // the READ data and the re-registration before the answer. On an error,
+    // at the exit.
+    cxxrt::ScopeGuard give_back([this, &io] { free_chunk(io); });
     const Params& p = params();
     ib::QueuePair& qp = io.connection->qp();
     ib::DmaBuffer& chunk = *chunks_[io.chunk_id];
@@ -374,7 +410,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
     ib::Completion* const done = &io.response_done;
     if (!p.always_invalidate) {
-        free_chunk.call();
+        give_back.call();
         return qp.post_write_imm(done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
     }
     const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
@@ -382,7 +418,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
                                     region.rkey()));
     rkey_responses_->sync_for_device();
     ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
-    free_chunk.call();
+    give_back.call();
     return qp.post_send_imm(done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
 }
 
@@ -399,9 +435,20 @@ void Path::count_batch(void* context, u32 completions, bool)
         [completions](ServerCpuStats& stats) { record_completions(stats.completions, completions); });
 }
 
+void Path::free_chunk(ServerIo& io)
+{
+    // The owner word first: once this path's flag is free another IO of
+    // this path may take the chunk again, and must find the word free.
+    if (io.owns_chunk) {
+        io.owns_chunk = false;
+        session_.chunk_owners().release(io.chunk_id);
+    }
+    io.busy.store(false);
+}
+
 void Path::io_finished(ServerIo& io)
 {
-    io.busy.store(false);
+    free_chunk(io);
     inflight_.leave();
 }
 

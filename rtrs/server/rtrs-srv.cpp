@@ -196,6 +196,7 @@ extern "C" int rtrs_srv_cxx_init(int max_chunk_size, int sess_queue_depth, bool 
         {"refused_connects", &g_counters.refused_connects},
         {"connections", &g_counters.connections},
         {"clients", &g_counters.clients},
+        {"chunk_conflicts", &g_counters.chunk_conflicts},
     };
     cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto sysfs = sysfs_init();

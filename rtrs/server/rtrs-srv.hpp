@@ -6,6 +6,7 @@
 //   Context (one per rtrs_server_open: a listener and its sessions)
 //     Session (one per client session, keyed by the client's paths uuid)
 //       chunk memory[queue_depth] (shared by the session's paths, as upstream)
+//       chunk owners[queue_depth] (which path has an IO in flight on each chunk)
 //       Path (one per client path, keyed by its path uuid)
 //         ServerConnection[cid_num] (cm_id + CQ + QP each)
 //         a DMA mapping of each session chunk for the path's device + one
@@ -20,7 +21,11 @@
 // INFO exchanges or teardowns); Path::setup_mutex_ orders the setup of one
 // path. Everything on the IO path is per path and lock-free (atomics), and
 // ib_post_send serialises on the QP itself. What a client may send when is
-// decided by PathProtocol (rtrs-srv-protocol.hpp).
+// decided by PathProtocol (rtrs-srv-protocol.hpp). The one session-wide
+// word an IO touches is its chunk's owner (ChunkOwners): an IO that finds
+// its chunk held by another path of the session (a fail-over re-sending
+// the chunk id while the old path's backend IO still runs) is answered
+// with ENOMEM without touching the chunk.
 #pragma once
 
 #include <cxxrt/array.hpp>
@@ -39,6 +44,7 @@
 #include "kernel/ib/verbs.hpp"
 #include "rtrs/core/rtrs-codec.hpp"
 #include "rtrs/core/rtrs-heartbeat.hpp"
+#include "rtrs/core/rtrs-srv-chunk-owners.hpp"
 #include "rtrs/core/rtrs-srv-params.hpp"
 #include "rtrs/core/rtrs-srv-limits.hpp"
 #include "rtrs/core/rtrs-srv-protocol.hpp"
@@ -79,6 +85,7 @@ struct Counters {
     cxxrt::debugfs::Number refused_connects;        // connect requests refused
     cxxrt::debugfs::Number connections;             // connections charged (Admission)
     cxxrt::debugfs::Number clients;                 // clients holding a session (Admission)
+    cxxrt::debugfs::Number chunk_conflicts;         // IOs refused: their chunk was another path's
 };
 extern constinit Counters g_counters;
 
@@ -122,6 +129,9 @@ public:
     bool is_read = false;
     bool has_descriptor = false;
     bool need_invalidate = false;
+    // The session's owner word of this chunk is this path's (taken for this
+    // IO); false while the IO is refused because another path holds it.
+    bool owns_chunk = false;
     codec::SgEntry descriptor{};
     cxxrt::Atomic<bool> busy{false};
 
@@ -239,6 +249,14 @@ public:
     [[nodiscard]] Result<void> post_answer(ServerIo& io, int error);
     // Frees the chunk and ends the IO's time in flight.
     void io_finished(ServerIo& io);
+    // Gives back the session's owner word (if the IO took it), then this
+    // path's busy flag: from here on another IO may use the chunk.
+    void free_chunk(ServerIo& io);
+    // An IO whose chunk another path of the session holds: answered with
+    // ENOMEM (retryable), the chunk untouched.
+    void refuse_held_chunk(ServerIo& io);
+    // This path as the owner of session chunks.
+    ChunkOwners::Owner owner_id() const { return reinterpret_cast<ChunkOwners::Owner>(this); }
 
     // Any context: starts an asynchronous close (idempotent).
     void schedule_close(const char* reason);
@@ -350,6 +368,9 @@ public:
     // its INFO_REQ (process context, may sleep); every path maps the same chunks.
     [[nodiscard]] Result<void> ensure_chunks();
     u8* chunk(u32 index) const { return chunks_[index]; }
+    // Which path holds each chunk (made by ensure_chunks(), before the
+    // first path can announce the chunks; read lock-free after that).
+    ChunkOwners& chunk_owners() { return chunk_owners_; }
 
     Context& context() { return context_; }
     const wire::Uuid& uuid() const { return uuid_; }
@@ -382,6 +403,7 @@ private:
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
     u8** chunks_ = nullptr;
     u32 chunk_count_ CXXRT_GUARDED_BY(chunks_mutex_) = 0;  // chunks_ itself is read unlocked once ensure_chunks() made it
+    ChunkOwners chunk_owners_;  // sized under chunks_mutex_, then lock-free
 };
 
 using Sessions = cxxrt::IntrusiveList<Session, &Session::context_node>;

@@ -1530,6 +1530,163 @@ Verdict io_read_desc_len_race_second_path(Env& env)
     return desc_len_race(env, true);
 }
 
+// ---- Two paths on one chunk (security review N6) ----
+//
+// The chunks are the session's, shared by all its paths; a client failing
+// over re-sends the same chunk id on another path while the old path's
+// backend IO may still use the chunk. io_same_chunk_two_paths: path A (the
+// server's first address) sends READ(X) in chunk 0 of a slow device
+// (blockdev= is dm-delay over brd: reads take kSameChunkReadMs, writes
+// kSameChunkWriteMs, longer), then path B of the same session (the
+// server's second address, addr2=) sends WRITE(Y, pattern) in chunk 0
+// while A's READ is still in the backend. A server that lets B use the
+// chunk writes to Y what A's READ put in the chunk meanwhile (B's bio
+// reads the chunk after A's filled it). Pass: B's IO answered with ENOMEM
+// (the retryable refusal), A's READ answered with X's data, Y unchanged;
+// then B's retry in chunk 0 succeeds and Y reads back as B wrote it. Run
+// only when named (selftests/hostile/013-same-chunk-two-paths.sh).
+constexpr u32 kSameChunkIoBytes = 4096;
+constexpr unsigned kSameChunkReadMs = 1500;   // the script's dm-delay read delay
+constexpr unsigned kSameChunkWriteMs = 3000;  // and write delay
+constexpr unsigned kSameChunkSettleMs = 500;  // A's IO is surely in the backend when B's comes
+constexpr unsigned kSameChunkAnswerMs = 20000;
+constexpr u64 kSameChunkSectorX = 0, kSameChunkSectorY = 2048;
+
+u8 same_chunk_pattern(u32 seed, u32 i)
+{
+    return u8(seed * 37 + i * 11 + (i >> 8));
+}
+
+// An RNBD READ or WRITE of kSameChunkIoBytes in a chosen chunk, on
+// connection 1; does not wait for the answer.
+Result<void> post_chunk_io(Path& path, u32 chunk_id, u32 device_id, u64 sector, bool write, u32 seed)
+{
+    CXXRT_TRY(path.make_buffers());
+    if (!path.chunks)
+        return Error(cxxrt::err::kNotConn);
+    ncodec::IoFields fields;
+    fields.device_id = device_id;
+    fields.sector = sector;
+    fields.op = write ? nwire::IoOp::kWrite : nwire::IoOp::kRead;
+    fields.bi_size = kSameChunkIoBytes;
+    u8 usr[sizeof(nwire::IoMsg)];
+    const size_t usr_len = CXXRT_TRY(ncodec::build_io(ByteSpan(usr), fields));
+    rcodec::IoPlan plan;
+    if (write)
+        plan = CXXRT_TRY(rcodec::plan_write(path.geometry, kSameChunkIoBytes, u32(usr_len)));
+    else
+        plan = CXXRT_TRY(rcodec::plan_read(path.geometry, 0, u32(usr_len), 1));
+    if (plan.total > kSendBufferSize)
+        return Error(cxxrt::err::kInval);
+    u8* bytes = cxxrt::allocate_array<u8>(Gfp::kernel(), plan.total);
+    if (!bytes)
+        return Error(cxxrt::err::kNoMem);
+    for (u32 i = 0; write && i < kSameChunkIoBytes; ++i)
+        bytes[i] = same_chunk_pattern(seed, i);
+    cxxrt::copy_bytes(bytes + plan.data_len, usr, usr_len);
+    const rcodec::SgEntry desc{path.response_iova(), path.response_rkey(), kSameChunkIoBytes};
+    auto built = write ? rcodec::build_rdma_write(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr_len))
+                       : rcodec::build_rdma_read(ByteSpan(bytes + plan.msg_offset, plan.msg_len), u16(usr_len), 0,
+                                                 Span<const rcodec::SgEntry>(&desc, 1));
+    Result<void> sent = built.is_error() ? Result<void>(built.error())
+                                         : path.send_io_request(1, chunk_id, ConstByteSpan(bytes, plan.total),
+                                                                plan.msg_offset);
+    cxxrt::free_array(bytes);
+    return sent;
+}
+
+// One IO in a chosen chunk and its answer.
+Observed chunk_io(Path& path, u32 chunk_id, u32 device_id, u64 sector, bool write, u32 seed)
+{
+    const int before = path.answers(1);
+    if (post_chunk_io(path, chunk_id, device_id, sector, write, seed).is_error()) {
+        Observed seen;
+        seen.kind = Observed::kSetupFailed;
+        return seen;
+    }
+    return path.reaction(1, before, kSameChunkAnswerMs);
+}
+
+// After an answered READ: the response buffer holds `seed`'s pattern.
+bool holds_pattern(const Path& path, u32 seed)
+{
+    for (u32 i = 0; i < kSameChunkIoBytes; ++i)
+        if (path.response[i] != same_chunk_pattern(seed, i))
+            return false;
+    return true;
+}
+
+Verdict io_same_chunk_two_paths(Env& env)
+{
+    constexpr u32 kSeedX = 1, kSeedY = 2, kSeedB = 3, kChunk = 0;
+    if (!env.has_server2)
+        return setup_failed(25);  // addr2= not given
+    // Path A: the session, SESS_INFO and OPEN (chunks 0 and 1, answered).
+    auto a_made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server, ++env.serial);
+    if (a_made.is_error())
+        return setup_failed(1);
+    UniquePtr<Path> a = a_made.release_value();
+    char name[40];
+    Text(name, sizeof(name)).append("hostile-chunk-").number(env.serial);
+    if (a->connect_all().is_error() || a->info(StringView(name)).is_error() ||
+        a->rnbd_sess_info().kind != Observed::kOkAnswer)
+        return setup_failed(2);
+    u32 id = 0;
+    u64 sectors = 0;
+    if (a->rnbd_open(StringView(env.blockdev), u8(nwire::AccessMode::kReadWrite), &id, &sectors).kind !=
+            Observed::kOkAnswer ||
+        sectors < kSameChunkSectorY + 8)
+        return setup_failed(20);
+    // Path B: the same session from the server's second address.
+    auto b_made = cxxrt::make_unique<Path>(Gfp::kernel(), env.server2, ++env.serial);
+    if (b_made.is_error())
+        return setup_failed(3);
+    UniquePtr<Path> b = b_made.release_value();
+    b->paths_uuid = a->paths_uuid;
+    if (b->connect_all().is_error() || b->info(StringView(name)).is_error() || b->make_buffers().is_error())
+        return setup_failed(4);
+    // Known contents at X and Y (through A, in chunks other than 0).
+    if (chunk_io(*a, 2, id, kSameChunkSectorX, true, kSeedX).kind != Observed::kOkAnswer ||
+        chunk_io(*a, 3, id, kSameChunkSectorY, true, kSeedY).kind != Observed::kOkAnswer)
+        return setup_failed(5);
+
+    // The two IOs in chunk 0: A's READ goes into the backend, B's WRITE
+    // comes while it is there.
+    const int a_before = a->answers(1), b_before = b->answers(1);
+    const u64 start = kapi_ktime_ns();
+    if (post_chunk_io(*a, kChunk, id, kSameChunkSectorX, false, 0).is_error())
+        return setup_failed(6);
+    rtrs_hostile_sleep_ms(kSameChunkSettleMs);
+    if (post_chunk_io(*b, kChunk, id, kSameChunkSectorY, true, kSeedB).is_error())
+        return setup_failed(7);
+    Observed b_seen = b->reaction(1, b_before, kSameChunkAnswerMs);
+    const u64 b_ms = (kapi_ktime_ns() - start) / 1000000;
+    Observed a_seen = a->reaction(1, a_before, kSameChunkAnswerMs);
+    const u64 a_ms = (kapi_ktime_ns() - start) / 1000000;
+    const bool a_data = a_seen.kind == Observed::kOkAnswer && holds_pattern(*a, kSeedX);
+    char seen_text[96];
+    b_seen.describe(seen_text, sizeof(seen_text));
+    log::info("# io_same_chunk_two_paths: B's WRITE in A's chunk: %s after %llu ms; A's READ: %s after %llu ms "
+              "(backend delays %u/%u ms)",
+              seen_text, (unsigned long long)b_ms,
+              a_data ? "X's data" : a_seen.kind == Observed::kOkAnswer ? "WRONG DATA" : "not answered with success",
+              (unsigned long long)a_ms, kSameChunkReadMs, kSameChunkWriteMs);
+    // Y after both: still its own contents (not X's, not B's refused write).
+    Observed y_seen = chunk_io(*a, 4, id, kSameChunkSectorY, false, 0);
+    const bool y_kept = y_seen.kind == Observed::kOkAnswer && holds_pattern(*a, kSeedY);
+    const bool y_has_x = y_seen.kind == Observed::kOkAnswer && holds_pattern(*a, kSeedX);
+    // The client's retry on B, now that A's IO is answered, and Y read back.
+    Observed retry = chunk_io(*b, kChunk, id, kSameChunkSectorY, true, kSeedB);
+    Observed y_after = chunk_io(*a, 5, id, kSameChunkSectorY, false, 0);
+    const bool y_written = y_after.kind == Observed::kOkAnswer && holds_pattern(*a, kSeedB);
+    log::info("# io_same_chunk_two_paths: Y after the race: %s; B's retry in chunk 0: %s; Y then: %s",
+              y_kept ? "unchanged" : y_has_x ? "X's data (B's WRITE used the chunk A's READ filled)" : "wrong",
+              retry.kind == Observed::kOkAnswer ? "success" : "failed", y_written ? "B's data" : "wrong");
+    const bool pass = b_seen.kind == Observed::kErrorAnswer && b_seen.value == -cxxrt::err::kNoMem && a_data &&
+                      y_kept && retry.kind == Observed::kOkAnswer && y_written;
+    return Verdict{pass, b_seen};
+}
+
 // ---- Names and paths: control characters, other spellings, probes ----
 
 // A session name with a newline (it would forge log lines and become a
@@ -1968,6 +2125,7 @@ constexpr Case kServerCases[] = {
     {"flood_paths", flood_paths},
     {"io_read_desc_len_race", io_read_desc_len_race},
     {"io_read_desc_len_race_second_path", io_read_desc_len_race_second_path},
+    {"io_same_chunk_two_paths", io_same_chunk_two_paths},
     {"flood_connections", flood_connections},
     {"con_req_reconnect_other_address", con_req_reconnect_other_address},
     {"session_maps_nothing", session_maps_nothing},
@@ -2037,6 +2195,8 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
             (c.run == flood_connections && flood_connections_count == 0) ||
             (c.run == con_req_reconnect_other_address && !env->has_server2))
             continue;  // only when asked for, with its own server settings (or addr2=)
+        if (c.run == io_same_chunk_two_paths && !listed(only, c.name))
+            continue;  // only when named: blockdev= must be a slow device (dm-delay)
         if (listed(skip, c.name)) {
             log::info("case %s: skip", c.name);
             continue;

@@ -84,6 +84,16 @@ run_hostile() {
         esac
     done < "$tmp/cases"
     [ "$ran" -gt 0 ] || not_ok "$what: the hostile module reported its cases"
+    # The module's own count ("# hostile: N cases run, M failed, ..."): a
+    # verdict line lost from the kernel log (the ring buffer overran the
+    # marker) would otherwise go unnoticed.
+    local summary got want
+    summary=$(grep -E '^rtrs_hostile: # hostile: [0-9]+ cases run, [0-9]+ failed' "$tmp/log" | tail -1)
+    got=$(sed -E 's/^rtrs_hostile: # hostile: ([0-9]+ cases run, [0-9]+ failed).*/\1/' <<<"$summary")
+    want="$(grep -cE 'case [a-z0-9_]+: (pass|fail) ' "$tmp/cases") cases run, $(grep -cE 'case [a-z0-9_]+: fail ' "$tmp/cases") failed"
+    if [ -z "$summary" ]; then not_ok "$what: the hostile module's summary line is in the log (read: $want)"
+    elif [ "$got" = "$want" ]; then ok "$what: the module's summary agrees with the verdicts read ($want)"
+    else not_ok "$what: the module says '$got', the log holds the verdicts of $want"; fi
     check "$what: the hostile module unloads" rmmod rtrs_hostile
 }
 skip_list=$(IFS=,; echo "${!SKIP[*]}")
@@ -111,8 +121,11 @@ serves_good_client "after the bad input"
 # Floods from one client, each path with its connections up and INFO done
 # (so its chunk memory is allocated and registered): many sessions, then
 # many paths of one session. Refused beyond the server's limits, memory
-# bounded (MemAvailable sampled throughout), the server healthy after.
+# bounded (MemAvailable sampled throughout: the floods take at most
+# flood_mem_kib while they last and give back all but settle_mem_kib; seen:
+# at most 40 MiB and 5 MiB), the server healthy after.
 flood=24 flood_paths=136 limit=8
+flood_mem_kib=$((128 * 1024)) settle_mem_kib=$((32 * 1024))
 free_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 srv_args="sess_queue_depth=16"
 srv_args="$srv_args max_sessions=$limit"
@@ -128,7 +141,12 @@ run_hostile "flood of paths" only=flood_paths flood_paths=$flood_paths
 touch "$tmp/flood.done"; wait $sampler
 sleep 2
 mem_after=$(free_kib)
-diag "flood of $flood sessions, then $flood_paths paths of one session ($srv_args, 128 KiB chunks): MemAvailable before $mem_before KiB, lowest during $(cat "$tmp/flood.low") KiB, after $mem_after KiB"
+mem_low=$(cat "$tmp/flood.low")
+diag "flood of $flood sessions, then $flood_paths paths of one session ($srv_args, 128 KiB chunks): MemAvailable before $mem_before KiB, lowest during $mem_low KiB, after $mem_after KiB"
+check "flood: memory bounded while it lasts (took $((mem_before - mem_low)) KiB of MemAvailable, at most $flood_mem_kib)" \
+    test $((mem_before - mem_low)) -le $flood_mem_kib
+check "flood: memory given back after it (short by $((mem_before - mem_after)) KiB, at most $settle_mem_kib)" \
+    test $((mem_before - mem_after)) -le $settle_mem_kib
 serves_good_client "after the flood"
 
 if since_mark start-001 | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi

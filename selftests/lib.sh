@@ -182,6 +182,7 @@ errno_name() {
         *"Not a directory"*) echo ENOTDIR ;;
         *"Connection timed out"*) echo ETIMEDOUT ;;
         *"Connection refused"*) echo ECONNREFUSED ;;
+        *"No route to host"*) echo EHOSTUNREACH ;;
         *"Invalid parameters"*) echo EINVAL ;;
         *) echo "OTHER($1)" ;;
     esac

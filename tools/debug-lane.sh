@@ -22,7 +22,7 @@
 #   SWEEP_STEPS=all SWEEP_PHASES="map io unmap" fails every one (hours;
 #   with DEBUG_VM_TIMEOUT=0).
 # Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
-# Environment: DEBUG_VM_TIMEOUT (default 2400 s; 0 none), RNBD_CACHE (see
+# Environment: DEBUG_VM_TIMEOUT (default 3000 s; 0 none), RNBD_CACHE (see
 # build.sh), FAILSLAB_STEPS, SWEEP_STEPS, SWEEP_PHASES, SWEEP_SEED (above).
 # Output: TAP in build/check/debug-*.log; exit 0 only if everything passed.
 set -uo pipefail
@@ -54,6 +54,10 @@ if [ $# -gt 0 ]; then patterns=("$@")
 else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.list")
 fi
 say "selftests: ${patterns[*]}"
+# hostile/002 here: the cases of the high findings (memory returned under
+# a live key, a remote ENOMEM retried forever) and the good map; the stock
+# lanes run all of them.
+hostile_cases=${HOSTILE_CASES:-'^(good|read_fake_invalidation|read_inv_post_failed|read_inv_failed|answer_enomem)$'}
 seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
 sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-3}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_PHASES="${SWEEP_PHASES-map}" SWEEP_SEED="$seed")
 say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
@@ -63,8 +67,9 @@ say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
 # "wild-memory-access" in do_raw_spin_lock at boot, before any module of
 # ours is loaded (seen once in a clean make check).
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
-    --cpu max,la57=off --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-2400}" \
-    --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m "${sweep[@]}" selftests/run.sh "${patterns[@]}"
+    --cpu max,la57=off --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-3000}" \
+    --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m HOSTILE_FIO_SIZE=2m HOSTILE_CASES="$hostile_cases" "${sweep[@]}" \
+    selftests/run.sh "${patterns[@]}"
 vm=$?
 # Lockdep sees each C++ lock as its own class: an AB-BA order of two C++
 # mutexes (cxxrt-selftest.ko lock_inversion=1) must be reported by name and

@@ -16,7 +16,8 @@
 #      server/Linux's client (selftests/pair/rnbd-cross-version.sh, six
 #      rounds, about 3 minutes).
 # Usage: tools/kernel-lane.sh [selftest pattern...]   (default: the list)
-# Environment: KERNEL_LANE_VM_TIMEOUT (default 1500 s).
+# Environment: KERNEL_LANE_VM_TIMEOUT (default 2400 s: the list takes about 15 minutes beside the main
+# VM run, the hostile scripts a third of it).
 # Output: TAP in build/check/kernel-6.12{,-gates,-vm}.log and
 # build/kernel-6.12/pair/{a,b}.log; exit 0 only if everything passed.
 set -uo pipefail
@@ -76,7 +77,7 @@ else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/kernel-$versio
 fi
 say "selftests: ${patterns[*]}"
 "$top/tools/vm/run.sh" --kdir "$top/.cache/kernel-$version" --abi "$abi" --cwd "$tree" \
-    --results "$top/build/kernel-$version/results" --timeout "${KERNEL_LANE_VM_TIMEOUT:-1500}" \
+    --results "$top/build/kernel-$version/results" --timeout "${KERNEL_LANE_VM_TIMEOUT:-2400}" \
     --log "$out/kernel-$version-vm.log" -- \
     env UPSTREAM_KO_DIR="$top/.cache/upstream-$version" E2E_FIO_SIZE=16m selftests/run.sh "${patterns[@]}"
 vm=$?

@@ -220,6 +220,12 @@ unsigned int rtrs_server_queue_depth(struct rtrs_server_session *session) RTRS_A
  * should refuse an IO that asks to move more. KAPI: any context.
  */
 unsigned int rtrs_server_chunk_size(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
+/*
+ * Starts closing every path of the session (asynchronously: the user's
+ * DISCONNECTED event follows once the last path is gone, as after a
+ * client's close). Idempotent. KAPI: process context.
+ */
+void rtrs_server_close_session(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
 /* Completes an IO with 0 or a negative errno. KAPI: any context, no sleep. */
 void rtrs_server_respond(struct rtrs_server_io *io, int error) RTRS_API_NOEXCEPT;
 

@@ -76,6 +76,26 @@ int rnbd_srv_allow_realtime_ioprio(void)
 	return READ_ONCE(allow_realtime_ioprio);
 }
 
+static unsigned int idle_session_timeout_ms = 60000;
+
+static int idle_session_timeout_set(const char *value, const struct kernel_param *kp)
+{
+	return rnbd_srv_cxx_set_idle_session_timeout(value, kp->arg);
+}
+
+static const struct kernel_param_ops idle_session_timeout_ops = {
+	.set = idle_session_timeout_set,
+	.get = param_get_uint,
+};
+module_param_cb(idle_session_timeout_ms, &idle_session_timeout_ops, &idle_session_timeout_ms, 0644);
+MODULE_PARM_DESC(idle_session_timeout_ms,
+		 "A session that maps no device for this long (after it connects, or after its last device is closed) is closed, in ms (default 60000, 1000..86400000; EINVAL outside)");
+
+unsigned int rnbd_srv_idle_session_timeout_ms(void)
+{
+	return READ_ONCE(idle_session_timeout_ms);
+}
+
 void rnbd_srv_module_get(void)
 {
 	__module_get(THIS_MODULE);

@@ -172,8 +172,25 @@ void Session::close(u32 id)
             }
             destroy(&dev);
         }
+        if (devs_.is_empty())
+            arm_idle_timer();
         return;
     }
+}
+
+void Session::arm_idle_timer()
+{
+    idle_timer_.mod_on(server().control_wq(), rnbd_srv_idle_session_timeout_ms());
+}
+
+void Session::on_idle_timer()
+{
+    MutexGuard guard(mutex_);
+    if (!devs_.is_empty())
+        return;
+    log::warn_ratelimited("session %s: no device mapped for %u ms (idle_session_timeout_ms): closing it", name_,
+                          rnbd_srv_idle_session_timeout_ms());
+    rtrs_server_close_session(rtrs_);
 }
 
 Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
@@ -195,6 +212,8 @@ Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
 
 void Session::close_all()
 {
+    // Nothing arms it again: no OPEN or CLOSE runs once the session is gone.
+    idle_timer_.cancel_sync();
     MutexGuard guard(mutex_);
     while (SessDev* dev = devs_.first()) {
         if (dev->state_ == SessDev::State::kOpen) {

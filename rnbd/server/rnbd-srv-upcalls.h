@@ -38,6 +38,13 @@ void rnbd_srv_params_unlock(void) KAPI_NOEXCEPT;
 int rnbd_srv_cxx_set_path_param(const char *name, const char *value, char *storage, unsigned int size) KAPI_NOEXCEPT;
 /* The allow_realtime_ioprio parameter. KAPI: any context. */
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
+/* The idle_session_timeout_ms parameter. KAPI: any context. */
+unsigned int rnbd_srv_idle_session_timeout_ms(void) KAPI_NOEXCEPT;
+/*
+ * Its setter (C++): a number of ms in 1000..86400000 into `storage`;
+ * -EINVAL (storage left alone) otherwise. KAPI: process context.
+ */
+int rnbd_srv_cxx_set_idle_session_timeout(const char *value, unsigned int *storage) KAPI_NOEXCEPT;
 /*
  * A reference on this module, held per exported mapping so that rmmod is
  * refused while anything is exported. KAPI: any context.

@@ -3,6 +3,7 @@
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
+#include <cxxrt/parse.hpp>
 #include "kernel/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
@@ -26,6 +27,7 @@ void on_link_event(rtrs_server_session* rtrs, rtrs_server_link_event event, void
             return;
         }
         rtrs_server_set_session_context(rtrs, session);
+        session->arm_idle_timer();
         log::info("session %s connected", session->name());
         ktrace::rnbd_srv::create_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
         return;
@@ -212,6 +214,19 @@ extern "C" int rnbd_srv_cxx_init(unsigned short port) noexcept
         return started.to_errno();
     }
     log::info("loaded, port %u, dev_search_path '%s'", unsigned(port), rnbd_srv_dev_search_path());
+    return 0;
+}
+
+extern "C" int rnbd_srv_cxx_set_idle_session_timeout(const char* value, unsigned int* storage) noexcept
+{
+    constexpr cxxrt::u64 kMinMs = 1000, kMaxMs = 86400000;
+    auto parsed = cxxrt::parse::parse_unsigned(cxxrt::parse::trim_line(cxxrt::StringView(value)), kMaxMs);
+    if (parsed.is_error() || parsed.value() < kMinMs) {
+        cxxrt::log::err("idle_session_timeout_ms: '%s' is not a number of ms in %llu..%llu", value,
+                        (unsigned long long)kMinMs, (unsigned long long)kMaxMs);
+        return -cxxrt::err::kInval;
+    }
+    *storage = unsigned(parsed.value());
     return 0;
 }
 

@@ -225,8 +225,14 @@ public:
     void close(u32 id);
     // sysfs force_close: false if the session is busy (try again).
     Result<void> force_close(SessDev& dev, sysfs::Input& in);
-    // DISCONNECTED: closes everything.
+    // DISCONNECTED: stops the idle timer, then closes everything.
     void close_all();
+
+    // A session that maps no device for idle_session_timeout_ms is closed
+    // (a client must not hold a session, its chunks and its connections
+    // without using them). Armed when the session connects and whenever its
+    // last mapping goes; checked, not trusted, when it fires.
+    void arm_idle_timer();
 
 private:
     friend class SessDev;
@@ -235,6 +241,7 @@ private:
     // Tears a mapping down; keep_id leaves the id reserved (force_close: the
     // client still uses it and will send CLOSE for it).
     void close_dev(SessDev& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
+    void on_idle_timer();
     // Opens the object at `path` under the export policy; on an error,
     // `refusal` says why.
     Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
@@ -246,6 +253,8 @@ private:
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
     SessDev::SessionList devs_;  // changed under mutex_ and lock_ both: read under either (clang cannot say "either")
+    cxxrt::DelayedWork idle_timer_{cxxrt::lock_class<"rnbd::srv::Session::idle_timer_">,
+                                   cxxrt::Callback::to<&Session::on_idle_timer>(this)};
     char name_[kNameSize] = {};
 };
 

@@ -71,6 +71,7 @@ EXPORT_SYMBOL_GPL(rtrs_server_set_session_context);
 EXPORT_SYMBOL_GPL(rtrs_server_session_name);
 EXPORT_SYMBOL_GPL(rtrs_server_queue_depth);
 EXPORT_SYMBOL_GPL(rtrs_server_chunk_size);
+EXPORT_SYMBOL_GPL(rtrs_server_close_session);
 EXPORT_SYMBOL_GPL(rtrs_server_respond);
 
 module_init(rtrs_srv_module_init);

@@ -269,6 +269,14 @@ extern "C" unsigned int rtrs_server_chunk_size(rtrs_server_session*) noexcept
     return params().chunk_size;
 }
 
+extern "C" void rtrs_server_close_session(rtrs_server_session* handle) noexcept
+{
+    auto* session = reinterpret_cast<Session*>(handle);
+    MutexGuard guard(session->context().mutex());
+    for (Path& path : session->paths)
+        path.schedule_close("closed by the server's user");
+}
+
 extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
 {
     auto* io = reinterpret_cast<ServerIo*>(handle);

@@ -35,35 +35,51 @@ setup() {
 check "setup: rxe, brd, the objects to OPEN, rtrs-server + rnbd-server" setup || tap_skip_all "setup failed"
 addr=${RXE_ADDR[0]}
 
-# case_log NAME: the kernel log of case NAME of the last run, from its start
-# line to its verdict line.
+# cases_of FILE: one line per case verdict in the kernel log FILE,
+# "name verdict observed dump" (separated by \037), where dump is the first line
+# between the case's start and its verdict that says the kernel dumped a
+# stack for a duplicate sysfs name (or a failed kobject_add), if any. One
+# awk pass: a fork per case line made this loop take minutes under TCG.
 sysfs_dup_re='cannot create duplicate filename|kobject_add_internal failed'
-case_log() {
-    awk -v s="rtrs_hostile: # case $1: start" -v e="rtrs_hostile: case $1: " \
-        'index($0, s) { on = 1 } on { print } on && index($0, e) { exit }' "$tmp/full"
+cases_of() {
+    awk -v re="$sysfs_dup_re" '
+        /rtrs_hostile: # case [a-z0-9_]+: start$/ {
+            current = $0; sub(/^.*rtrs_hostile: # case /, "", current); sub(/: start$/, "", current)
+            dump[current] = ""; next
+        }
+        current != "" && $0 ~ re && dump[current] == "" { line = $0; sub(/^\[[^]]*\] /, "", line); dump[current] = line }
+        /rtrs_hostile: case [a-z0-9_]+: / {
+            rest = $0; sub(/^.*rtrs_hostile: case /, "", rest)
+            name = rest; sub(/: .*$/, "", name)
+            verdict = rest; sub(/^[a-z0-9_]+: /, "", verdict)
+            observed = ""
+            if (index(verdict, " (") > 0) {
+                observed = substr(verdict, index(verdict, " (") + 2); sub(/\)$/, "", observed)
+                verdict = substr(verdict, 1, index(verdict, " (") - 1)
+            }
+            printf "%s\037%s\037%s\037%s\n", name, verdict, observed, dump[name]
+            if (name == current) current = ""
+        }' "$1"
 }
-
 # run_hostile NAME ARGS...: loads the hostile module with ARGS, turns its
 # "case <name>: pass|fail|skip (<observed>)" log lines into TAP lines.
 run_hostile() {
-    local what=$1 marker="run-$RANDOM-$SECONDS" line name verdict observed ran=0; shift
+    local what=$1 marker="run-$RANDOM-$SECONDS" name verdict observed dump ran=0 mod_run=0 mod_failed=0; shift
     mark "$marker"
     local t0=$SECONDS
     insmod $ko addr="$addr" "$@" || not_ok "$what: the hostile module loads and runs its cases"
     diag "$what: the hostile cases took $((SECONDS - t0)) s"
     since_mark "$marker" > "$tmp/full"
-    grep -E 'rtrs_hostile: (# |case )' "$tmp/full" | sed 's/^\[[^]]*\] //' > "$tmp/log"
-    grep 'rtrs_hostile: # ' "$tmp/log" | grep -v ': start$' | sed 's/^rtrs_hostile: # /# /'
-    grep 'rtrs_hostile: case ' "$tmp/log" > "$tmp/cases"
-    while read -r line; do
-        name=$(sed -E 's/^.*case ([a-z0-9_]+): .*/\1/' <<<"$line")
-        verdict=$(sed -E 's/^.*case [a-z0-9_]+: ([a-z]+).*/\1/' <<<"$line")
-        observed=$(sed -nE 's/^.*case [a-z0-9_]+: [a-z]+ \((.*)\)$/\1/p' <<<"$line")
+    grep 'rtrs_hostile: # ' "$tmp/full" | grep -v ': start$' | sed 's/^\[[^]]*\] //; s/^rtrs_hostile: # /# /'
+    cases_of "$tmp/full" > "$tmp/cases"
+    while IFS=$'\037' read -r name verdict observed dump; do
         ran=$((ran + 1))
+        # What the module itself counts (before this script judges a dump).
+        case $verdict in pass) mod_run=$((mod_run + 1)) ;; fail) mod_run=$((mod_run + 1)) mod_failed=$((mod_failed + 1)) ;; esac
         # A case whose input made the kernel dump a stack for a duplicate
         # sysfs name (or a failed kobject_add) fails whatever it observed.
-        if [ "$verdict" = pass ] && case_log "$name" | grep -qE "$sysfs_dup_re"; then
-            verdict=fail observed="$observed; the kernel logged: $(case_log "$name" | grep -m1 -E "$sysfs_dup_re" | sed 's/^\[[^]]*\] //')"
+        if [ "$verdict" = pass ] && [ -n "$dump" ]; then
+            verdict=fail observed="$observed; the kernel logged: $dump"
         fi
         case $verdict in
             pass)
@@ -87,10 +103,9 @@ run_hostile() {
     # The module's own count ("# hostile: N cases run, M failed, ..."): a
     # verdict line lost from the kernel log (the ring buffer overran the
     # marker) would otherwise go unnoticed.
-    local summary got want
-    summary=$(grep -E '^rtrs_hostile: # hostile: [0-9]+ cases run, [0-9]+ failed' "$tmp/log" | tail -1)
-    got=$(sed -E 's/^rtrs_hostile: # hostile: ([0-9]+ cases run, [0-9]+ failed).*/\1/' <<<"$summary")
-    want="$(grep -cE 'case [a-z0-9_]+: (pass|fail) ' "$tmp/cases") cases run, $(grep -cE 'case [a-z0-9_]+: fail ' "$tmp/cases") failed"
+    local summary got= want="$mod_run cases run, $mod_failed failed"
+    summary=$(grep -E 'rtrs_hostile: # hostile: [0-9]+ cases run, [0-9]+ failed' "$tmp/full" | tail -1)
+    [[ $summary =~ \#\ hostile:\ ([0-9]+\ cases\ run,\ [0-9]+\ failed) ]] && got=${BASH_REMATCH[1]}
     if [ -z "$summary" ]; then not_ok "$what: the hostile module's summary line is in the log (read: $want)"
     elif [ "$got" = "$want" ]; then ok "$what: the module's summary agrees with the verdicts read ($want)"
     else not_ok "$what: the module says '$got', the log holds the verdicts of $want"; fi
@@ -112,7 +127,7 @@ serves_good_client() { # label
         bash -c "rmmod rnbd_client && rmmod rtrs_client && rmmod rnbd_server && rmmod rtrs_server"
 }
 fio_verify() {
-    fio --name=after-hostile --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=16M --rw=randwrite \
+    fio --name=after-hostile --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=${HOSTILE_FIO_SIZE:-16M} --rw=randwrite \
         --bsrange=4k-128k --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --output="$tmp/fio.out" >/dev/null 2>&1 || { tail -5 "$tmp/fio.out"; return 1; }
 }

@@ -37,7 +37,7 @@ addr=${RXE_ADDR[0]} addr2=${RXE_ADDR[1]}
 mark race-010
 
 fio_verify() {
-    fio --name=after-race --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=8M --rw=randwrite \
+    fio --name=after-race --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=${HOSTILE_FIO_SIZE:-8M} --rw=randwrite \
         --bsrange=4k-64k --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --output="$tmp/fio.out" >/dev/null 2>&1 || { sed 's/^/# /' "$tmp/fio.out" | tail -5; return 1; }
 }

@@ -23,7 +23,7 @@ declare -A params=(
     [rtrs/rtrs-client]=""
     [rnbd/rnbd-client]="control_timeout_ms=120000"
     [rtrs/rtrs-server]="max_chunk_size=131072 sess_queue_depth=512 always_invalidate=Y max_sessions=64 info_timeout_ms=10000 max_sessions_per_client=8 max_connections_per_path=512 max_connections_per_client=1024 max_connections=8192"
-    [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N"
+    [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N idle_session_timeout_ms=60000"
 )
 params_ok() { # module
     local m=$1 want="" got p
@@ -111,15 +111,18 @@ refused ENOENT rnbd/rnbd-server rnbd_server file_export_dir=/nonexistent-dir
 refused ENOTDIR rnbd/rnbd-server rnbd_server "file_export_dir=$tmp/file"
 refused ENAMETOOLONG rnbd/rnbd-server rnbd_server "file_export_dir=$long"
 refused EINVAL rnbd/rnbd-server rnbd_server allow_realtime_ioprio=maybe
+refused EINVAL rnbd/rnbd-server rnbd_server idle_session_timeout_ms=999
+refused EINVAL rnbd/rnbd-server rnbd_server idle_session_timeout_ms=86400001
 check "rnbd_server: loads with every parameter at a good non-default value" \
-    insmod rnbd/rnbd-server.ko port_nr=1235 dev_search_path=/dev "file_export_dir=$tmp" allow_realtime_ioprio=Y
-runtime_ok() { # the two writable parameters refuse bad values and keep theirs
+    insmod rnbd/rnbd-server.ko port_nr=1235 dev_search_path=/dev "file_export_dir=$tmp" allow_realtime_ioprio=Y idle_session_timeout_ms=5000
+runtime_ok() { # the writable parameters refuse bad values and keep theirs
     local p=/sys/module/rnbd_server/parameters
     [ "$(wr $p/allow_realtime_ioprio maybe)" = EINVAL ] && [ "$(cat $p/allow_realtime_ioprio)" = Y ] &&
         [ "$(wr $p/file_export_dir relative)" = EINVAL ] && [ "$(cat $p/file_export_dir)" = "$tmp" ] &&
+        [ "$(wr $p/idle_session_timeout_ms 0)" = EINVAL ] && [ "$(cat $p/idle_session_timeout_ms)" = 5000 ] &&
         [ "$(cat $p/port_nr) $(cat $p/dev_search_path)" = "1235 /dev" ]
 }
-check "rnbd_server: bad writes to allow_realtime_ioprio and file_export_dir refused, values kept" runtime_ok
+check "rnbd_server: bad writes to allow_realtime_ioprio, file_export_dir and idle_session_timeout_ms refused, values kept" runtime_ok
 check "both servers unload" bash -c "rmmod rnbd_server && rmmod rtrs_server"
 
 all_ok=1

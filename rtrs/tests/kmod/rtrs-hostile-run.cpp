@@ -1834,6 +1834,34 @@ Verdict flood_connections(Env& env)
     return Verdict{passed, seen};
 }
 
+// A session that maps nothing is closed by the server (rnbd-server's
+// idle_session_timeout_ms, which the script sets to a few seconds): one
+// that never opens a device, and one whose only device was closed; a third
+// that keeps a device open stays.
+constexpr unsigned kIdleWaitMs = 30000;
+
+Verdict session_maps_nothing(Env& env)
+{
+    READY_PATH(never, true, true);
+    READY_PATH(closed, true, true);
+    READY_PATH(keeps, true, true);
+    {
+        OPEN_BLOCKDEV(closed, id, sectors);
+        if (closed->rnbd_close(id).kind != Observed::kOkAnswer)
+            return setup_failed(21);
+    }
+    OPEN_BLOCKDEV(keeps, kept_id, kept_sectors);
+    const bool both = wait_until([&] { return never->closed() && closed->closed(); }, kIdleWaitMs);
+    const bool kept = !keeps->closed() && keeps->rnbd_io(read_io(kept_id, 0, 4096)).kind == Observed::kOkAnswer;
+    log::info("# idle sessions: never mapped %s, last device closed %s; the mapping one %s",
+              never->closed() ? "closed" : "still open", closed->closed() ? "closed" : "still open",
+              kept ? "kept and served a READ" : "was closed or refused a READ");
+    (void)keeps->rnbd_close(kept_id);
+    Observed seen;
+    seen.kind = both ? Observed::kClosed : Observed::kNothing;
+    return Verdict{both && kept, seen};
+}
+
 struct Case {
     const char* name;
     Verdict (*run)(Env& env);
@@ -1901,6 +1929,7 @@ constexpr Case kServerCases[] = {
     {"io_read_desc_len_race", io_read_desc_len_race},
     {"io_read_desc_len_race_second_path", io_read_desc_len_race_second_path},
     {"flood_connections", flood_connections},
+    {"session_maps_nothing", session_maps_nothing},
 };
 
 // True when name is an element of the comma-separated list.
@@ -1961,7 +1990,8 @@ extern "C" int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, 
         if (only && *only && !listed(only, c.name))
             continue;
         if ((c.run == flood_sessions && flood == 0) || (c.run == flood_paths && flood_paths_count == 0) ||
-            ((c.run == io_read_desc_len_race || c.run == io_read_desc_len_race_second_path) &&
+            ((c.run == io_read_desc_len_race || c.run == io_read_desc_len_race_second_path ||
+              c.run == session_maps_nothing) &&
              !listed(only, c.name)) ||
             (c.run == flood_connections && flood_connections_count == 0))
             continue;  // only when asked for, with its own server settings

@@ -15,7 +15,10 @@
 #                         sets $ctl to the tool
 #   require_module NAME   modprobe NAME or skip the whole script (remaining tests if a
 #                         plan was already printed)
-#   tap_skip_all REASON   skip the whole script the same way
+#   tap_skip_all REASON   skip the whole script the same way; once results were printed
+#                         (a setup that passed checks) the rest not running is a failure:
+#                         "not ok - the rest of the script cannot run: REASON" (unless
+#                         something failed already), and the script exits 1
 #   expect_alloc_failures on|off
 #                         tell the VM log judge (tools/vm/check-log.sh) that kernel
 #                         allocation-failure reports (warn_alloc's "page allocation
@@ -74,6 +77,8 @@ tap_skip_all() {
     if [ -z "$TAP_PLAN" ] && [ "$TAP_N" = 0 ]; then
         echo "1..0 # SKIP $*"
     else
+        # A prerequisite that went missing after checks passed is no skip.
+        [ "$TAP_N" -gt 0 ] && [ "$TAP_FAIL" = 0 ] && not_ok "the rest of the script cannot run: $*"
         while [ -n "$TAP_PLAN" ] && [ "$TAP_N" -lt "$TAP_PLAN" ]; do skip "remaining test" "$*"; done
         tap_done
         exit $?
@@ -124,16 +129,20 @@ require_tools() {
 
 # Teardown (a test's EXIT trap) and its last checks:
 #   loaded MOD                     MOD is loaded (dashes or underscores)
-#   unload_loaded MOD...           rmmod each one that is loaded, in order (returns 0)
+#   unload_loaded MOD...           rmmod each one that is loaded, in order; one that stays
+#                                  loaded is a "not ok" naming it (returns 1)
 #   unmap_client_links CTL         force-unmap every device listed in CTL/devices (the
 #                                  rnbd-client control directory, ours or Linux's)
 #   expect_no_leak DESC TEXT [ERE] ok DESC unless TEXT (kernel log lines since the test
 #                                  started) matches ERE (default: "cxxrt: leak")
 loaded() { grep -qE "^${1//-/_} " /proc/modules; }
 unload_loaded() {
-    local m
-    for m in "$@"; do grep -qE "^${m//-/_} " /proc/modules && rmmod "$m"; done
-    return 0
+    local m rc=0
+    for m in "$@"; do
+        grep -qE "^${m//-/_} " /proc/modules || continue
+        rmmod "$m" || { not_ok "teardown of ${0#*selftests/}: rmmod $m failed"; rc=1; }
+    done
+    return $rc
 }
 unmap_client_links() {
     local l
@@ -173,6 +182,7 @@ errno_name() {
         *"Not a directory"*) echo ENOTDIR ;;
         *"Connection timed out"*) echo ETIMEDOUT ;;
         *"Connection refused"*) echo ECONNREFUSED ;;
+        *"No route to host"*) echo EHOSTUNREACH ;;
         *"Invalid parameters"*) echo EINVAL ;;
         *) echo "OTHER($1)" ;;
     esac
@@ -240,13 +250,19 @@ rnbd_stack_setup() {
         insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko
 }
 # rnbd_stack_teardown: what a test's EXIT trap undoes: every mapping, our
-# (or Linux's) client and server modules, the rxe devices (lib-rxe.sh).
+# (or Linux's) client and server modules, the rxe devices (lib-rxe.sh). A
+# module that stays loaded is a "not ok" naming it (the next script would
+# otherwise fail in its place), and it returns 1.
 rnbd_stack_teardown() {
+    local m left=
     rnbd_unmap_all
     rnbd_client_unload
     rnbd_server_unload
     rxe_teardown >/dev/null 2>&1
-    return 0
+    for m in rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core; do mod_loaded $m && left="$left $m"; done
+    [ -z "$left" ] && return 0
+    not_ok "teardown of ${0#*selftests/}: still loaded after rmmod:$left"
+    return 1
 }
 rnbd_map() {
     local before after d

@@ -18,7 +18,9 @@
 #   9. VM negative tests: the runner must fail on a WARN and a leaked object
 #   10. the lanes' results; what failed, by name; the summary.
 # Each stage adds to the totals; the summary gives each stage's duration and
-# the total wall time; the last line is "N passed, N failed".
+# the total wall time, and names every script that skipped (a hostile, CLI or
+# interop script that skips fails the run: tools/check-tap.sh); the last line
+# is "N passed, N failed, N skipped".
 # Environment: FUZZ_SECONDS (default 6 per target), SKIP_FUZZ=1, VM_TIMEOUT,
 # SKIP_DEBUG_LANE=1 (say so: the run then does not check what CI checks),
 # AWK_VARIANT=mawk|gawk|busybox: every script, host and guest, runs with
@@ -29,20 +31,21 @@ cd "$top"
 out=build/check
 mkdir -p "$out"
 . tools/awk-variant.sh
-passed=0 failed=0
+. tools/check-tap.sh  # tap_count, tap_skips, ...: how TAP is counted
+passed=0 failed=0 skipped=0
 declare -a summary=()
 
 # Each summary line carries the seconds since the previous one (or since the
 # stage began), so the durations add up to the total.
 mark=$SECONDS
 stage() { echo; echo "==== $*"; }
-record() { # name passed failed
-    passed=$((passed + $2)); failed=$((failed + $3))
-    summary+=("$(printf '%-28s %4d passed, %4d failed %6ds' "$1" "$2" "$3" $((SECONDS - mark)))")
+record() { # name passed failed [skipped]
+    passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + ${4:-0}))
+    summary+=("$(printf '%-28s %4d passed, %4d failed, %4d skipped %6ds' "$1" "$2" "$3" "${4:-0}" $((SECONDS - mark)))")
     mark=$SECONDS
 }
 record_time() { # name: a step that counts no tests, only its time
-    summary+=("$(printf '%-28s %24s %6ds' "$1" "" $((SECONDS - mark)))")
+    summary+=("$(printf '%-28s %38s %6ds' "$1" "" $((SECONDS - mark)))")
     mark=$SECONDS
 }
 # What failed, by name, to repeat just above the summary (a CI log may show
@@ -55,20 +58,13 @@ failures_of() { # stage file...
         [ -f "$file" ] || continue
         while IFS= read -r line; do failures+=("$stage: $line"); done < <(
             grep -E '^not ok [0-9]+|^# FAILED: |^\[  FAILED  \] [A-Za-z]|^fuzz: [^ ]+ FAILED|^run\.sh: .*: FAIL|^run-pair\.sh: FAIL|^(kernel|debug)-lane: .*(failed|FAIL)([^A-Z_]|$)' "$file" \
-                | grep -vE '# (SKIP|TODO)' | head -20)
+                | tap_drop_directives | head -20)
     done
 }
-tap_count() { # file -> "passed failed" from TAP lines (SKIPs count as passed)
-    local p f
-    p=$(grep -cE '^ok [0-9]+' "$1" || true)
-    f=$(grep -E '^not ok [0-9]+' "$1" | grep -cvE '# (SKIP|TODO)' || true)
-    echo "$p $f"
-}
-
 stage "setup"
 if ! tools/setup.sh; then
     record setup 0 1
-    echo "setup failed"; echo "$passed passed, $failed failed"; exit 1
+    echo "setup failed"; echo "$passed passed, $failed failed, $skipped skipped"; exit 1
 fi
 record_time setup
 
@@ -126,12 +122,21 @@ make selftest-modules > "$out/build-selftest.log" 2>&1 && record "build (selftes
     || { tail -20 "$out/build-selftest.log"; record "build (selftest modules)" 0 1; }
 
 stage "host unit tests"
-make host-tests > "$out/host-tests.log" 2>&1
+make host-tests > "$out/host-tests.log" 2>&1; rc=$?
 grep -vE '^\s+HOST' "$out/host-tests.log" | tail -25
 hp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
 hf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
 if [ -z "$hp$hf" ]; then hf=1; fi  # did not build or crashed
 failures_of "host unit tests" "$out/host-tests.log"
+# LeakSanitizer reports after gtest's summary and then exits non-zero: the
+# exit status counts, whatever the summary said.
+if [ $rc != 0 ]; then
+    while IFS= read -r line; do failures+=("host unit tests: $line"); done < <(
+        grep -E '^(==[0-9]+==)?ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|runtime error:' "$out/host-tests.log" | head -5)
+    if [ "${hf:-0}" = 0 ]; then
+        hf=1; failures+=("host unit tests: make host-tests exited $rc (see $out/host-tests.log)")
+    fi
+fi
 record "host unit tests" "${hp:-0}" "${hf:-0}"
 
 if [ "${SKIP_FUZZ:-}" != 1 ]; then
@@ -147,30 +152,40 @@ if [ "${SKIP_FUZZ:-}" != 1 ]; then
 fi
 
 stage "lint (clang: lock annotations, no global constructors)"
-tools/lint.sh > "$out/lint.log" 2>&1
-grep -E '^(not ok|#   )' "$out/lint.log" | head -40
+tools/lint.sh > "$out/lint.log" 2>&1; rc=$?
+grep -E '^(not ok|#   )|^1\.\.0' "$out/lint.log" | head -40
 failures_of lint "$out/lint.log"
-read -r p f < <(tap_count "$out/lint.log"); record lint "$p" "$f"
+read -r p f s < <(tap_count "$out/lint.log")
+skips_of lint tools/lint.sh "$out/lint.log"
+# The modules are built by now: a lint that skips (no generated header) failed.
+if [ "$s" -gt 0 ]; then f=$((f + 1)); failures+=("lint: skipped after the build: $(grep -m1 '^1\.\.0' "$out/lint.log")"); fi
+if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; failures+=("lint: tools/lint.sh exited $rc with no 'not ok' line"); fi
+record lint "$p" "$f" "$s"
 
 stage "host script tests (tools/tests: the log judge under every awk, mkinitramfs)"
-hs_p=0 hs_f=0
+hs_p=0 hs_f=0 hs_s=0
 for t in tools/tests/*.sh; do
     name=$(basename "$t" .sh)
     "$t" > "$out/host-script-$name.log" 2>&1; rc=$?
     grep -E '^not ok|^#   ' "$out/host-script-$name.log" | head -20
-    read -r p f < <(tap_count "$out/host-script-$name.log")
+    read -r p f s < <(tap_count "$out/host-script-$name.log")
     [ $rc = 0 ] || [ "$f" -gt 0 ] || f=1  # the script itself failed
     failures_of "host script tests ($name)" "$out/host-script-$name.log"
-    hs_p=$((hs_p + p)); hs_f=$((hs_f + f))
+    skips_of "host script tests" "$t" "$out/host-script-$name.log"; f=$((f + skip_failures))
+    hs_p=$((hs_p + p)); hs_f=$((hs_f + f)); hs_s=$((hs_s + s))
 done
-echo "$hs_p passed, $hs_f failed"
-record "host script tests" "$hs_p" "$hs_f"
+echo "$hs_p passed, $hs_f failed, $hs_s skipped"
+record "host script tests" "$hs_p" "$hs_f" "$hs_s"
 
 stage "build gates"
-make gate-tests > "$out/gates.log" 2>&1
+make gate-tests > "$out/gates.log" 2>&1; rc=$?
 grep -E '^(ok|not ok)' "$out/gates.log"
 failures_of "build gates" "$out/gates.log"
-read -r p f < <(tap_count "$out/gates.log"); record "build gates" "$p" "$f"
+read -r p f s < <(tap_count "$out/gates.log")
+skips_of "build gates" tools/gate-tests/run.sh "$out/gates.log"; f=$((f + skip_failures))
+# kdir-check or the runner failed before any TAP: one failure.
+if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; tail -5 "$out/gates.log"; failures+=("build gates: make gate-tests exited $rc with no 'not ok' line"); fi
+record "build gates" "$p" "$f" "$s"
 
 stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
 if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
@@ -183,10 +198,11 @@ stage "VM selftests"
 tools/vm/run.sh --timeout "${VM_TIMEOUT:-3300}" --log "$out/vm-selftests.log" -- selftests/run.sh \
     > "$out/vm-selftests.out" 2>&1; rc=$?
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
-read -r p f < <(tap_count "$out/vm-selftests.log")
+read -r p f s < <(tap_count "$out/vm-selftests.log")
 [ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
 failures_of "VM selftests" "$out/vm-selftests.log" "$out/vm-selftests.out"
-record "VM selftests" "$p" "$f"
+skips_of "VM selftests" selftests/run.sh "$out/vm-selftests.log"; f=$((f + skip_failures))
+record "VM selftests" "$p" "$f" "$s"
 
 # The installed product (make install, udev names, the unit's save/restore,
 # make uninstall; DKMS): selftests/install/{make-install-udev,dkms}.sh take
@@ -198,7 +214,7 @@ if [ "${CHECK_INSTALL:-0}" = 1 ]; then
     read -r p f < <(tools/check-install.sh "$out" | tail -1 | awk '{ print $1, $3 }')
     record "VM install + DKMS" "$p" "$f"
 else
-    summary+=("$(printf '%-28s %24s' "VM install + DKMS" "not run: make check-install")")
+    summary+=("$(printf '%-28s %38s' "VM install + DKMS" "not run: make check-install")")
 fi
 
 
@@ -227,27 +243,31 @@ stage "VM pair: two VMs on a virtual wire, rnbd with fio verify across cable pul
 rm -rf "$out/pair"
 selftests/pair/rnbd-cable-pull.sh --dir "$out/pair" > "$out/vm-pair.out" 2>&1; rc=$?
 grep -E '^\[[ab]\] (ok|not ok|# b: (pull|path))|run-pair.sh:' "$out/vm-pair.out" | tail -40
-pp=0 pf=0
+pp=0 pf=0 ps=0
 for l in "$out/pair/a.log" "$out/pair/b.log"; do
     [ -e "$l" ] || continue
-    read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
+    read -r p f s < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f)); ps=$((ps + s))
 done
 [ $rc = 0 ] || pf=$((pf + 1))  # a run failed (crash, WARN, timeout, ...)
 failures_of "VM pair (cable pull)" "$out/pair/a.log" "$out/pair/b.log" "$out/vm-pair.out"
-record "VM pair (cable pull)" "$pp" "$pf"
+skips_of "VM pair (cable pull)" selftests/pair/rnbd-cable-pull.sh "$out/pair/a.log" "$out/pair/b.log"
+pf=$((pf + skip_failures))
+record "VM pair (cable pull)" "$pp" "$pf" "$ps"
 # selftests/pair/rtrs-min-latency-netem.sh: min-latency against a netem delay
 # on one of two paths (rxe loopback in one VM passes no qdisc).
 rm -rf "$out/pair-netem"
 selftests/pair/rtrs-min-latency-netem.sh --dir "$out/pair-netem" > "$out/vm-pair-netem.out" 2>&1; rc=$?
 grep -E '^\[[ab]\] (ok|not ok)|run-pair.sh:' "$out/vm-pair-netem.out" | tail -30
-pp=0 pf=0
+pp=0 pf=0 ps=0
 for l in "$out/pair-netem/a.log" "$out/pair-netem/b.log"; do
     [ -e "$l" ] || continue
-    read -r p f < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f))
+    read -r p f s < <(tap_count "$l"); pp=$((pp + p)); pf=$((pf + f)); ps=$((ps + s))
 done
 [ $rc = 0 ] || pf=$((pf + 1))
 failures_of "VM pair (netem)" "$out/pair-netem/a.log" "$out/pair-netem/b.log" "$out/vm-pair-netem.out"
-record "VM pair (min-latency, netem)" "$pp" "$pf"
+skips_of "VM pair (netem)" selftests/pair/rtrs-min-latency-netem.sh "$out/pair-netem/a.log" "$out/pair-netem/b.log"
+pf=$((pf + skip_failures))
+record "VM pair (min-latency, netem)" "$pp" "$pf" "$ps"
 
 stage "VM negative tests (the runner must catch these)"
 neg_p=0 neg_f=0
@@ -273,35 +293,37 @@ record "VM negative tests" $neg_p $neg_f
 stage "kernel 6.12 lane (ran in the background): build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list, 6.1 <-> 6.12 pair"
 grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:|^\[[ab]\] not ok|run-pair.sh:' \
     "$out/kernel-6.12-lane.out" | tail -80
-kp=0 kf=0
+kp=0 kf=0 ks=0
 klogs=("$out"/kernel-6.12.log "$out"/kernel-6.12-gates.log "$out"/kernel-6.12-vm.log
     build/kernel-6.12/pair/a.log build/kernel-6.12/pair/b.log)
 for log in "${klogs[@]}"; do
     [ -f "$log" ] || continue
-    read -r p f < <(tap_count "$log"); kp=$((kp + p)); kf=$((kf + f))
+    read -r p f s < <(tap_count "$log"); kp=$((kp + p)); kf=$((kf + f)); ks=$((ks + s))
 done
 # a build failed, or the VM run failed (crash, WARN, timeout, ...)
 [ "$(cat "$out/kernel-6.12-lane.rc" 2>/dev/null)" = 0 ] || [ "$kf" -gt 0 ] || kf=1
 failures_of "kernel 6.12 lane" "${klogs[@]}" "$out/kernel-6.12-lane.out"
-summary+=("$(printf '%-28s %4d passed, %4d failed %6ss' "kernel 6.12 lane" "$kp" "$kf" "$(cat "$out/kernel-6.12-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
-passed=$((passed + kp)); failed=$((failed + kf))
+skips_of "kernel 6.12 lane" tools/kernel-lane.sh "${klogs[@]}"; kf=$((kf + skip_failures))
+summary+=("$(printf '%-28s %4d passed, %4d failed, %4d skipped %6ss' "kernel 6.12 lane" "$kp" "$kf" "$ks" "$(cat "$out/kernel-6.12-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
+passed=$((passed + kp)); failed=$((failed + kf)); skipped=$((skipped + ks))
 
 if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     stage "debug lane (ran in the background): debug kernel, modules, selftests, lockdep proof, kmemleak"
     cat "$out/debug-kernel.out"
     grep -E '^(ok|not ok)|^# (===|---|FAILED)|run.sh:|^debug-lane:|^check-ko:|^gates' "$out/debug-lane.out" 2>/dev/null | tail -120
-    p=0 f=0
+    p=0 f=0 s=0
     for log in debug-vm debug-gates debug-lockdep; do
         [ -f "$out/$log.log" ] || continue
-        read -r lp lf < <(tap_count "$out/$log.log"); p=$((p + lp)); f=$((f + lf))
+        read -r lp lf ls < <(tap_count "$out/$log.log"); p=$((p + lp)); f=$((f + lf)); s=$((s + ls))
         failures_of "debug lane" "$out/$log.log"
+        skips_of "debug lane" "$log" "$out/$log.log"; f=$((f + skip_failures))
     done
     failures_of "debug lane" "$out/debug-lane.out"
     # the kernel or module build failed, or a sanitizer/lockdep/kmemleak report, crash, timeout
     [ "$(cat "$out/debug-lane.rc" 2>/dev/null)" = 0 ] || f=$((f + 1))
-    summary+=("$(printf '%-28s %4d passed, %4d failed %6ss' "debug lane" "$p" "$f" "$(cat "$out/debug-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
-    summary+=("$(printf '%-28s %24s %6ss' "  debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))" "" "$(cat "$out/debug-kernel.seconds" 2>/dev/null || echo '?')") (in the background)")
-    passed=$((passed + p)); failed=$((failed + f))
+    summary+=("$(printf '%-28s %4d passed, %4d failed, %4d skipped %6ss' "debug lane" "$p" "$f" "$s" "$(cat "$out/debug-lane.seconds" 2>/dev/null || echo '?')") (in the background)")
+    summary+=("$(printf '%-28s %38s %6ss' "  debug kernel ($(grep -q cached "$out/debug-kernel.out" && echo cached || echo built))" "" "$(cat "$out/debug-kernel.seconds" 2>/dev/null || echo '?')") (in the background)")
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 else
     echo; echo "==== debug lane SKIPPED (SKIP_DEBUG_LANE=1)"
 fi
@@ -315,7 +337,11 @@ fi
 echo
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
-printf '%-28s %24s %6ds\n' "total wall time" "" "$SECONDS"
+printf '%-28s %38s %6ds\n' "total wall time" "" "$SECONDS"
+if [ ${#skips[@]} -gt 0 ]; then
+    echo "skipped (every script with a skip, by name):"
+    printf '  %s\n' "${skips[@]}"
+fi
 echo "logs: $out/"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -49,9 +49,10 @@ prints() { run "$@"; [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] || shown; }
 jq_ok() { jq -e "$1" "$tmp/out" >/dev/null || { diag "jq '$1' failed on: $(head -c 600 "$tmp/out")"; return 1; }; }
 
 # --- nothing loaded: exit 4 -------------------------------------------------------------------
-for m in rnbd_client rnbd_server rtrs_client rtrs_server; do
-    mod_loaded $m && tap_skip_all "$m is loaded already (left over by an earlier test?)"
-done
+# A module left loaded (an earlier script's teardown failed) fails here, by name.
+left=
+for m in rnbd_client rnbd_server rtrs_client rtrs_server; do mod_loaded $m && left="$left $m"; done
+if [ -n "$left" ]; then not_ok "no rnbd/rtrs module loaded at the start: still loaded:$left"; tap_skip_all "modules loaded"; fi
 no_dev="no such rnbd device (rnbd-client is not loaded)"
 no_sess="no such session (rtrs-client is not loaded)"
 echo "sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0" > "$tmp/one.rnbdtab"

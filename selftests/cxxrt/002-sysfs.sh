@@ -13,7 +13,7 @@ ko=cxxrt/tests/kmod/cxxrt-selftest.ko
 lsmod | grep -q '^cxxrt_selftest ' && rmmod cxxrt_selftest
 mark="cxxrt-sysfs-start-$$"
 echo "$mark" > /dev/kmsg
-insmod "$ko" || tap_skip_all "insmod $ko failed (see 001-kmod-selftest.sh)"
+if ! insmod "$ko"; then not_ok "insmod $ko (the module 001-kmod-selftest.sh loads too)"; tap_skip_all "insmod failed"; fi
 
 dev=/sys/class/cxxrt-selftest/demo
 top=/sys/kernel/cxxrt_selftest

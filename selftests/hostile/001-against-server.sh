@@ -66,7 +66,7 @@ cases_of() {
 # run_hostile NAME ARGS...: loads the hostile module with ARGS, turns its
 # "case <name>: pass|fail|skip (<observed>)" log lines into TAP lines.
 run_hostile() {
-    local what=$1 marker="run-$RANDOM-$SECONDS" name verdict observed dump ran=0; shift
+    local what=$1 marker="run-$RANDOM-$SECONDS" name verdict observed dump ran=0 mod_run=0 mod_failed=0; shift
     mark "$marker"
     local t0=$SECONDS
     insmod $ko addr="$addr" "$@" || not_ok "$what: the hostile module loads and runs its cases"
@@ -76,6 +76,8 @@ run_hostile() {
     cases_of "$tmp/full" > "$tmp/cases"
     while IFS=$'\037' read -r name verdict observed dump; do
         ran=$((ran + 1))
+        # What the module itself counts (before this script judges a dump).
+        case $verdict in pass) mod_run=$((mod_run + 1)) ;; fail) mod_run=$((mod_run + 1)) mod_failed=$((mod_failed + 1)) ;; esac
         # A case whose input made the kernel dump a stack for a duplicate
         # sysfs name (or a failed kobject_add) fails whatever it observed.
         if [ "$verdict" = pass ] && [ -n "$dump" ]; then
@@ -100,6 +102,15 @@ run_hostile() {
         esac
     done < "$tmp/cases"
     [ "$ran" -gt 0 ] || not_ok "$what: the hostile module reported its cases"
+    # The module's own count ("# hostile: N cases run, M failed, ..."): a
+    # verdict line lost from the kernel log (the ring buffer overran the
+    # marker) would otherwise go unnoticed.
+    local summary got= want="$mod_run cases run, $mod_failed failed"
+    summary=$(grep -E 'rtrs_hostile: # hostile: [0-9]+ cases run, [0-9]+ failed' "$tmp/full" | tail -1)
+    [[ $summary =~ \#\ hostile:\ ([0-9]+\ cases\ run,\ [0-9]+\ failed) ]] && got=${BASH_REMATCH[1]}
+    if [ -z "$summary" ]; then not_ok "$what: the hostile module's summary line is in the log (read: $want)"
+    elif [ "$got" = "$want" ]; then ok "$what: the module's summary agrees with the verdicts read ($want)"
+    else not_ok "$what: the module says '$got', the log holds the verdicts of $want"; fi
     check "$what: the hostile module unloads" rmmod rtrs_hostile
 }
 skip_list=$(IFS=,; echo "${!SKIP[*]}")
@@ -127,8 +138,11 @@ serves_good_client "after the bad input"
 # Floods from one client, each path with its connections up and INFO done
 # (so its chunk memory is allocated and registered): many sessions, then
 # many paths of one session. Refused beyond the server's limits, memory
-# bounded (MemAvailable sampled throughout), the server healthy after.
+# bounded (MemAvailable sampled throughout: the floods take at most
+# flood_mem_kib while they last and give back all but settle_mem_kib; seen:
+# at most 40 MiB and 5 MiB), the server healthy after.
 flood=24 flood_paths=136 limit=8
+flood_mem_kib=$((128 * 1024)) settle_mem_kib=$((32 * 1024))
 free_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
 srv_args="sess_queue_depth=16"
 srv_args="$srv_args max_sessions=$limit"
@@ -144,7 +158,12 @@ run_hostile "flood of paths" only=flood_paths flood_paths=$flood_paths
 touch "$tmp/flood.done"; wait $sampler
 sleep 2
 mem_after=$(free_kib)
-diag "flood of $flood sessions, then $flood_paths paths of one session ($srv_args, 128 KiB chunks): MemAvailable before $mem_before KiB, lowest during $(cat "$tmp/flood.low") KiB, after $mem_after KiB"
+mem_low=$(cat "$tmp/flood.low")
+diag "flood of $flood sessions, then $flood_paths paths of one session ($srv_args, 128 KiB chunks): MemAvailable before $mem_before KiB, lowest during $mem_low KiB, after $mem_after KiB"
+check "flood: memory bounded while it lasts (took $((mem_before - mem_low)) KiB of MemAvailable, at most $flood_mem_kib)" \
+    test $((mem_before - mem_low)) -le $flood_mem_kib
+check "flood: memory given back after it (short by $((mem_before - mem_after)) KiB, at most $settle_mem_kib)" \
+    test $((mem_before - mem_after)) -le $settle_mem_kib
 serves_good_client "after the flood"
 
 if since_mark start-001 | grep -q "cxxrt: leak"; then not_ok "no leak reported at module exit"; else ok "no leak reported at module exit"; fi

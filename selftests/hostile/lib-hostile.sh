@@ -6,7 +6,8 @@
 #   hostile_init NAME        skip unless the module is built; $tmp: a new scratch directory
 #   mark NAME / since_mark NAME   write a marker to the kernel log / print the log since it
 #   hostile_cleanup MODULE...     force-unmap every rnbd device, unload MODULE... (those
-#                                 loaded, in that order), Soft-RoCE and brd; remove $tmp
+#                                 loaded, in that order), Soft-RoCE and brd; remove $tmp;
+#                                 a module rmmod leaves loaded is a "not ok" naming it
 
 ko=rtrs/tests/kmod/rtrs-hostile.ko
 
@@ -28,9 +29,11 @@ hostile_cleanup() {
     local d m
     for d in /sys/block/rnbd*/rnbd_client/unmap_device; do [ -e "$d" ] && echo force > "$d" 2>/dev/null; done
     for m in "$@"; do
-        grep -q "^$m " /proc/modules && rmmod "$m"
+        grep -q "^$m " /proc/modules || continue
+        rmmod "$m" || not_ok "teardown of ${0#*selftests/}: rmmod $m failed"
     done
     rxe_teardown >/dev/null 2>&1
-    grep -q "^brd " /proc/modules && rmmod brd  # later tests load it with their own sizes
+    # Later tests load brd with their own sizes.
+    if grep -q "^brd " /proc/modules; then rmmod brd || not_ok "teardown of ${0#*selftests/}: rmmod brd failed"; fi
     rm -rf "$tmp"
 }

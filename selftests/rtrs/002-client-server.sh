@@ -190,8 +190,10 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "echo 1 > reconnect" bash -c "echo 1 > '$p0/reconnect'"
     check "the path is connected again" wait_state "$p0" connected 30
     check "stats/reconnects counts it" expect "$p0/stats/reconnects" "1 0"
+elif [ $loaded_ok = 1 ]; then
+    not_ok "sysfs tests: no session directory $sess_dir although rtrs-clt-selftest loaded"
 else
-    skip "sysfs tests" "no session directory"
+    skip "sysfs tests" "rtrs-clt-selftest did not load (failed above)"
 fi
 
 if [ $loaded_ok = 1 ] && [ -r $checkfile ] && [ "$RXE_COUNT" = 2 ]; then
@@ -230,8 +232,14 @@ if [ $loaded_ok = 1 ] && [ -r $checkfile ] && [ "$RXE_COUNT" = 2 ]; then
     check "path 2 reconnects" wait_connected "$a1" 3 30
     cat $checkfile > /tmp/clt-check4
     check "IO after reconnect works, RECONNECTED was reported once" reconnected_once /tmp/clt-check4
+elif [ $loaded_ok = 0 ]; then
+    skip "fail-over and reconnect tests" "rtrs-clt-selftest did not load (failed above)"
+elif [ ! -r $checkfile ]; then
+    not_ok "fail-over and reconnect tests: no $checkfile although rtrs-clt-selftest loaded"
+elif [ "$npaths" != 2 ]; then
+    skip "fail-over and reconnect tests" "RTRS_PATHS=$npaths: fail-over needs 2 paths"
 else
-    skip "fail-over and reconnect tests" "needs 2 paths and the kept session"
+    not_ok "fail-over and reconnect tests: $RXE_COUNT rxe path(s) up, 2 asked"
 fi
 refused() { if "$@" 2>/dev/null; then echo "$* succeeded"; return 1; fi; }
 loaded rtrs_clt_selftest && check "rmmod rtrs-client is refused while a session is open" refused rmmod rtrs_client

@@ -26,9 +26,14 @@
 #   12 lines after it) and a kobject_add that failed with -ENOMEM are
 #   tolerated; everything else is judged as anywhere.
 # TAP: a "not ok" line (also indented or after a printk timestamp) fails unless
-#   it carries a "# SKIP" or "# TODO" directive.
-# Lines matching a regex in tools/vm/check-log.allow (one ERE per line, # comments)
-# are ignored: keep it empty unless a benign message is understood.
+#   it carries a SKIP or TODO directive: the first word (any case) after its
+#   first unescaped '#', and only when that '#' stands between blanks (" # ",
+#   TAP 13; the same rule as tools/check-tap.sh). "not ok 3 - skip list",
+#   "not ok 3 - #skipped lines" or "not ok 3 - issue #12 # TODO" fail.
+# No allow-list: a file tools/vm/check-log.allow (once a list of EREs to
+#   ignore) makes the judge refuse to run (exit 2), so that no local,
+#   untracked file can hide a report; a benign message is understood and
+#   handled here, in the patterns, reviewed.
 # Environment: AWK (default awk). The verdict is the same with mawk, gawk
 #   and busybox awk (tools/tests/check-log-awk.sh): the regexes reach awk
 #   through ENVIRON, never `awk -v`, whose escape processing differs (gawk
@@ -39,6 +44,12 @@ tap=1
 [ "${1:-}" = --no-tap ] && { tap=0; shift; }
 [ $# -eq 1 ] || { echo "usage: check-log.sh [--no-tap] LOGFILE" >&2; exit 2; }
 [ -r "$1" ] || { echo "check-log.sh: cannot read $1" >&2; exit 2; }
+if [ -e "$here/check-log.allow" ]; then
+    # On stdout too: tools/vm/run.sh prints what the judge printed.
+    echo "check-log.sh: refusing to judge: $here/check-log.allow exists (a local allow-list would hide kernel reports; remove it)" |
+        tee /dev/stderr
+    exit 2
+fi
 read -r -a awk <<< "${AWK:-awk}"  # "busybox awk" is two words
 
 kernel_re='Oops|BUG:|ODEBUG:|WARNING:|-+\[ cut here \]|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|INFO: task .* blocked for more than|hung_task|Kernel panic|general protection fault|kmemleak: [0-9]+ new suspected|unreferenced object 0x|refcount_t:|cxxrt: leak|rcu: INFO: .*stall|detected stall|hard LOCKUP|soft lockup|cannot create duplicate filename|kobject_add_internal failed|BUG [^ ]+ \((Not tainted|Tainted: [^)]*)\)'
@@ -50,30 +61,37 @@ alloc_on='selftest: allocation failures expected from here'
 alloc_off='selftest: allocation failures no longer expected'
 script_re='^# === '
 tap_re='^(\[[ 0-9.]+\] *)?[[:space:]]*not ok([[:space:]]|$)'
-directive_re='#[[:space:]]*(SKIP|TODO)'
-allow=$here/check-log.allow
 
-hits=$(tr -d '\r' < "$1" | CHECK_LOG_KERNEL_RE=$kernel_re CHECK_LOG_TAP_RE=$tap_re CHECK_LOG_DIRECTIVE_RE=$directive_re \
+hits=$(tr -d '\r' < "$1" | CHECK_LOG_KERNEL_RE=$kernel_re CHECK_LOG_TAP_RE=$tap_re \
     CHECK_LOG_ALLOC_RE=$alloc_re CHECK_LOG_TRACE_RE=$trace_re CHECK_LOG_ALLOC_KOBJECT_RE=$alloc_kobject_re \
     CHECK_LOG_ALLOC_ON=$alloc_on CHECK_LOG_ALLOC_OFF=$alloc_off CHECK_LOG_SCRIPT_RE=$script_re \
     CHECK_LOG_TAP=$tap "${awk[@]}" '
     BEGIN { kre = ENVIRON["CHECK_LOG_KERNEL_RE"]; tre = ENVIRON["CHECK_LOG_TAP_RE"]
-            dre = ENVIRON["CHECK_LOG_DIRECTIVE_RE"]; tap = ENVIRON["CHECK_LOG_TAP"] + 0
+            tap = ENVIRON["CHECK_LOG_TAP"] + 0
             are = ENVIRON["CHECK_LOG_ALLOC_RE"]; cre = ENVIRON["CHECK_LOG_TRACE_RE"]
             kore = ENVIRON["CHECK_LOG_ALLOC_KOBJECT_RE"]; sre = ENVIRON["CHECK_LOG_SCRIPT_RE"]
             on = ENVIRON["CHECK_LOG_ALLOC_ON"]; off = ENVIRON["CHECK_LOG_ALLOC_OFF"]
             expected = 0; report = -100 }
+    # 1 if the result line s carries a SKIP or TODO directive (see above).
+    function directive(s,   i, n, c) {
+        s = substr(s, index(s, "not ok")); n = length(s)
+        for (i = 1; i <= n; i++) {
+            c = substr(s, i, 1)
+            if (c == "\\") { i++; continue }
+            if (c == "#") break
+        }
+        if (i >= n || i == 1) return 0
+        if (substr(s, i - 1, 1) !~ /[ \t]/ || substr(s, i + 1, 1) !~ /[ \t]/) return 0
+        s = substr(s, i + 1); sub(/^[ \t]+/, "", s); c = toupper(substr(s, 1, 4))
+        return (c == "SKIP" || c == "TODO") && substr(s, 5, 1) !~ /[A-Za-z0-9_]/
+    }
     index($0, on) { expected = 1; next }
     index($0, off) || $0 ~ sre { expected = 0 }
     $0 ~ are { if (expected) { report = NR; next } print NR ": " $0; next }
     $0 ~ cre { if (expected && NR - report <= 12) next; print NR ": " $0; next }
     expected && $0 ~ kore { next }
     $0 ~ kre { print NR ": " $0; next }
-    tap && $0 ~ tre && toupper($0) !~ dre { print NR ": " $0 }')
-if [ -n "$hits" ] && [ -f "$allow" ]; then
-    pats=$(grep -vE '^[[:space:]]*(#|$)' "$allow" || true)
-    [ -n "$pats" ] && hits=$(printf '%s\n' "$hits" | grep -vE -f <(printf '%s\n' "$pats") || true)
-fi
+    tap && $0 ~ tre && !directive($0) { print NR ": " $0 }')
 if [ -n "$hits" ]; then
     printf '%s\n' "$hits"
     exit 1

@@ -54,10 +54,11 @@ if [ $# -gt 0 ]; then patterns=("$@")
 else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/debug-lane.list")
 fi
 say "selftests: ${patterns[*]}"
-# hostile/002 here: the cases of the high findings (memory returned under
-# a live key, a remote ENOMEM retried forever) and the good map; the stock
-# lanes run all of them.
-hostile_cases=${HOSTILE_CASES:-'^(good|read_fake_invalidation|read_inv_post_failed|read_inv_failed|read_inv_flushed|answer_enomem)$'}
+# hostile/002 here: the cases of the high finding (client memory returned
+# while the server's key may be alive: a local invalidation not posted,
+# failed or flushed, with the server writing through the key); the stock
+# lanes run all of them (each case costs minutes on this kernel).
+hostile_cases=${HOSTILE_CASES:-'^(read_inv_post_failed|read_inv_failed|read_inv_flushed)$'}
 seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
 sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-3}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_PHASES="${SWEEP_PHASES-map}" SWEEP_SEED="$seed")
 say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"

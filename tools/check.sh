@@ -6,11 +6,11 @@
 #   4. fuzzers (bounded time)       7b. VM install (CHECK_INSTALL=1 only)
 #   In the background from step 1:
 #   B0. the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...; built once
-#       and cached outside the clone), built at once;
+#       and cached outside the clone), at low priority;
 #   then, one after the other:
-#   B1. kernel 6.12 lane (tools/kernel-lane.sh; starts once step 6's
-#       upstream peer is built): build, gates, Linux 6.12's RNBD/RTRS, the
-#       selftests of selftests/kernel-6.12.list on 6.12, 6.1 <-> 6.12 pair;
+#   B1. kernel 6.12 lane (tools/kernel-lane.sh): build, gates, Linux 6.12's
+#       RNBD/RTRS, the selftests of selftests/kernel-6.12.list on 6.12, and
+#       (once step 6's upstream peer is built) the 6.1 <-> 6.12 pair;
 #   B2. debug lane (once B0 is done): our modules built against the debug
 #       kernel, the selftests of selftests/debug-lane.list, a kmemleak scan.
 #   Then, alone on the machine (both lanes done):
@@ -68,24 +68,26 @@ if ! tools/setup.sh; then
 fi
 record_time setup
 
-# Two lanes run in the background from here on, beside the stages below:
-#  - the debug kernel builds at once (cached outside the clone; cold on a
-#    fresh machine), at normal priority: it is the first step of the
-#    longest chain, so a lower priority would only lengthen the run;
-#  - the kernel 6.12 lane, once the foreground has built the 6.1 modules
-#    and Linux 6.1's peer (its cross-version pair boots 6.1 too);
-#  - then the debug lane (our modules on the debug kernel, once it is built).
-# The lanes run one after the other, so at most two VMs run at once until
-# the foreground's VM selftests end; the two-VM pair tests wait for both
-# lanes (they measure failover and latency, which a third VM would starve).
-# Each lane's own duration is reported; the summary's wall times add up to
-# the total.
+# Two lanes run in the background from here on, one after the other,
+# beside the stages below; the debug kernel builds meanwhile:
+#  - the kernel 6.12 lane at once: its own build, gates, Linux 6.12's peer
+#    and VM run; its cross-version pair (which boots 6.1 with this clone's
+#    modules and Linux 6.1's peer) waits until the foreground built those;
+#  - the debug kernel (cached outside the clone; cold on a fresh machine)
+#    at low priority, so that it takes the CPU the others leave;
+#  - then the debug lane (our modules on the debug kernel, once it is built),
+#    the last step of the longest chain.
+# So at most two VMs run at once until the foreground's VM selftests end
+# (three for the few minutes of the 6.12 pair); the two-VM pair tests below
+# wait for both lanes (they measure failover and latency, which more VMs
+# would starve). Each lane's own duration is reported; the summary's wall
+# times add up to the total.
 rm -f "$out"/debug-*.log "$out"/debug-lane.rc "$out"/debug-*.seconds "$out"/debug-kernel.rc \
     "$out"/kernel-6.12*.rc "$out"/kernel-6.12*.seconds "$out"/kernel-lane.go
 if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     (
         started=$SECONDS
-        tools/debug-kernel/build.sh > "$out/debug-kernel.dir" 2> "$out/debug-kernel.out"
+        nice -n 10 tools/debug-kernel/build.sh > "$out/debug-kernel.dir" 2> "$out/debug-kernel.out"
         built=$?
         echo $((SECONDS - started)) > "$out/debug-kernel.seconds"
         echo $built > "$out/debug-kernel.rc"
@@ -93,11 +95,10 @@ if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     debug_kernel_job=$!
 fi
 (
-    while [ ! -e "$out/kernel-lane.go" ]; do sleep 5; done
     started=$SECONDS
     # tools/kernel-lane.sh builds in a copy of the tree (the 6.1 build
     # here stays) and boots Debian 12's 6.12 kernel; the peer is 6.12's own.
-    tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1
+    KERNEL_LANE_PAIR_AFTER="$out/kernel-lane.go" tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1
     echo $? > "$out/kernel-6.12-lane.rc"
     echo $((SECONDS - started)) > "$out/kernel-6.12-lane.seconds"
     if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
@@ -190,7 +191,7 @@ record "build gates" "$p" "$f" "$s"
 stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
 if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
 else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
-touch "$out/kernel-lane.go"  # the background kernel 6.12 lane may start
+touch "$out/kernel-lane.go"  # the background 6.12 lane's cross-version pair may start
 
 stage "VM selftests"
 # About 1700-2300 s on a 2-core machine beside the two background lanes;

@@ -17,7 +17,8 @@
 #      rounds, about 3 minutes).
 # Usage: tools/kernel-lane.sh [selftest pattern...]   (default: the list)
 # Environment: KERNEL_LANE_VM_TIMEOUT (default 2400 s: the list takes about 15 minutes beside the main
-# VM run, the hostile scripts a third of it).
+# VM run, the hostile scripts a third of it); KERNEL_LANE_PAIR_AFTER: a file
+# the pair (step 5) waits for (make check: its 6.1 modules and peer are built).
 # Output: TAP in build/check/kernel-6.12{,-gates,-vm}.log and
 # build/kernel-6.12/pair/{a,b}.log; exit 0 only if everything passed.
 set -uo pipefail
@@ -82,6 +83,13 @@ say "selftests: ${patterns[*]}"
     env UPSTREAM_KO_DIR="$top/.cache/upstream-$version" E2E_FIO_SIZE=16m selftests/run.sh "${patterns[@]}"
 vm=$?
 
+# make check starts this lane before its own 6.1 build and Linux 6.1's peer
+# are ready (the pair boots 6.1 with both): it names a file that appears
+# once they are.
+if [ -n "${KERNEL_LANE_PAIR_AFTER:-}" ] && [ ! -e "$KERNEL_LANE_PAIR_AFTER" ]; then
+    say "the cross-version pair waits for $KERNEL_LANE_PAIR_AFTER"
+    while [ ! -e "$KERNEL_LANE_PAIR_AFTER" ]; do sleep 5; done
+fi
 rm -rf "$top/build/kernel-$version/pair"
 "$top/selftests/pair/rnbd-cross-version.sh" --tree-b "$tree" --dir "$top/build/kernel-$version/pair" \
     > "$out/kernel-$version-pair.out" 2>&1

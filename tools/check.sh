@@ -221,9 +221,9 @@ fi
 
 stage "waiting for the background lanes (kernel 6.12, then debug)"
 # CI stops a run at 90 minutes and prints nothing of it: lanes still running
-# at CHECK_DEADLINE seconds (default 4800) are stopped and fail, so that the
+# at CHECK_DEADLINE seconds (default 5000) are stopped and fail, so that the
 # summary is always printed.
-deadline=${CHECK_DEADLINE:-4800}
+deadline=${CHECK_DEADLINE:-5000}
 while kill -0 "$background_job" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 5; done
 if kill -0 "$background_job" 2>/dev/null; then
     echo "the lanes did not finish within CHECK_DEADLINE=${deadline}s: stopping them"

@@ -4,15 +4,13 @@
 #   2. modules build, no warnings   6. build gates (tools/gate-tests)
 #   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
 #   4. fuzzers (bounded time)       7b. VM install (CHECK_INSTALL=1 only)
-#   In the background from step 1:
-#   B0. the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...; built once
-#       and cached outside the clone), at low priority;
-#   then, one after the other:
+#   In the background from step 1, side by side:
 #   B1. kernel 6.12 lane (tools/kernel-lane.sh): build, gates, Linux 6.12's
 #       RNBD/RTRS, the selftests of selftests/kernel-6.12.list on 6.12, and
 #       (once step 6's upstream peer is built) the 6.1 <-> 6.12 pair;
-#   B2. debug lane (once B0 is done): our modules built against the debug
-#       kernel, the selftests of selftests/debug-lane.list, a kmemleak scan.
+#   B2. the debug kernel (KASAN, UBSAN, lockdep, kmemleak, ...; built once
+#       and cached outside the clone), then the debug lane: our modules built
+#       against it, the selftests of selftests/debug-lane.list, a kmemleak scan.
 #   Then, alone on the machine (both lanes done):
 #   8. VM pair: two VMs, rnbd across cable pulls; min-latency under netem
 #   9. VM negative tests: the runner must fail on a WARN and a leaked object
@@ -68,31 +66,36 @@ if ! tools/setup.sh; then
 fi
 record_time setup
 
-# Two lanes run in the background from here on, one after the other,
-# beside the stages below; the debug kernel builds meanwhile:
+# Two lanes run in the background from here on, beside the stages below:
 #  - the kernel 6.12 lane at once: its own build, gates, Linux 6.12's peer
 #    and VM run; its cross-version pair (which boots 6.1 with this clone's
 #    modules and Linux 6.1's peer) waits until the foreground built those;
 #  - the debug kernel (cached outside the clone; cold on a fresh machine)
-#    at low priority, so that it takes the CPU the others leave;
-#  - then the debug lane (our modules on the debug kernel, once it is built),
-#    the last step of the longest chain.
-# So at most two VMs run at once until the foreground's VM selftests end
-# (three for the few minutes of the 6.12 pair); the two-VM pair tests below
-# wait for both lanes (they measure failover and latency, which more VMs
-# would starve). Each lane's own duration is reported; the summary's wall
-# times add up to the total.
+#    at once, then the debug lane (our modules on it): the longest chain.
+# The 6.12 lane's VM run mostly ends while the debug kernel still builds,
+# so two VMs run at once beside the main run only for a while; the two-VM
+# pair tests below wait for both lanes (they measure failover and latency,
+# which more VMs would starve). Each lane's own duration is reported; the
+# summary's wall times add up to the total.
 rm -f "$out"/debug-*.log "$out"/debug-lane.rc "$out"/debug-*.seconds "$out"/debug-kernel.rc \
     "$out"/kernel-6.12*.rc "$out"/kernel-6.12*.seconds "$out"/kernel-lane.go
 if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
     (
         started=$SECONDS
-        nice -n 10 tools/debug-kernel/build.sh > "$out/debug-kernel.dir" 2> "$out/debug-kernel.out"
+        tools/debug-kernel/build.sh > "$out/debug-kernel.dir" 2> "$out/debug-kernel.out"
         built=$?
         echo $((SECONDS - started)) > "$out/debug-kernel.seconds"
         echo $built > "$out/debug-kernel.rc"
+        if [ $built = 0 ]; then
+            started=$SECONDS
+            tools/debug-lane.sh > "$out/debug-lane.out" 2>&1
+            echo $? > "$out/debug-lane.rc"
+            echo $((SECONDS - started)) > "$out/debug-lane.seconds"
+        else
+            echo 1 > "$out/debug-lane.rc"
+        fi
     ) &
-    debug_kernel_job=$!
+    debug_job=$!
 fi
 (
     started=$SECONDS
@@ -101,17 +104,6 @@ fi
     KERNEL_LANE_PAIR_AFTER="$out/kernel-lane.go" tools/kernel-lane.sh > "$out/kernel-6.12-lane.out" 2>&1
     echo $? > "$out/kernel-6.12-lane.rc"
     echo $((SECONDS - started)) > "$out/kernel-6.12-lane.seconds"
-    if [ "${SKIP_DEBUG_LANE:-}" != 1 ]; then
-        while [ ! -e "$out/debug-kernel.rc" ]; do sleep 5; done
-        if [ "$(cat "$out/debug-kernel.rc")" = 0 ]; then
-            started=$SECONDS
-            tools/debug-lane.sh > "$out/debug-lane.out" 2>&1
-            echo $? > "$out/debug-lane.rc"
-            echo $((SECONDS - started)) > "$out/debug-lane.seconds"
-        else
-            echo 1 > "$out/debug-lane.rc"
-        fi
-    fi
 ) &
 background_job=$!
 
@@ -219,23 +211,23 @@ else
 fi
 
 
-stage "waiting for the background lanes (kernel 6.12, then debug)"
+stage "waiting for the background lanes (kernel 6.12; debug)"
 # CI stops a run at 90 minutes and prints nothing of it: lanes still running
 # at CHECK_DEADLINE seconds (default 5000) are stopped and fail, so that the
 # summary is always printed.
 deadline=${CHECK_DEADLINE:-5000}
-while kill -0 "$background_job" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 5; done
-if kill -0 "$background_job" 2>/dev/null; then
+lanes=("$background_job" ${debug_job:+"$debug_job"})
+running() { local job; for job in "${lanes[@]}"; do kill -0 "$job" 2>/dev/null && return 0; done; return 1; }
+while running && [ "$SECONDS" -lt "$deadline" ]; do sleep 5; done
+if running; then
     echo "the lanes did not finish within CHECK_DEADLINE=${deadline}s: stopping them"
     kill_tree() { local child; for child in $(ps -o pid= --ppid "$1"); do kill_tree "$child"; done; kill -TERM "$1" 2>/dev/null; }
-    kill_tree "$background_job"
-    [ -n "${debug_kernel_job:-}" ] && kill_tree "$debug_kernel_job"
+    for job in "${lanes[@]}"; do kill -0 "$job" 2>/dev/null && kill_tree "$job"; done
     sleep 5
     failures+=("lanes: not finished within ${deadline}s of the run (stopped)")
     record "lanes stopped at deadline" 0 1
 fi
-wait "$background_job" 2>/dev/null
-[ -n "${debug_kernel_job:-}" ] && wait "$debug_kernel_job" 2>/dev/null
+for job in "${lanes[@]}"; do wait "$job" 2>/dev/null; done
 record_time "waiting for the lanes"
 
 stage "VM pair: two VMs on a virtual wire, rnbd with fio verify across cable pulls"

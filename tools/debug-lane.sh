@@ -22,7 +22,8 @@
 #   SWEEP_STEPS=all SWEEP_PHASES="map io unmap" fails every one (hours;
 #   with DEBUG_VM_TIMEOUT=0).
 # Usage: tools/debug-lane.sh [selftest pattern...]   (default: the list)
-# Environment: DEBUG_VM_TIMEOUT (default 3000 s; 0 none), RNBD_CACHE (see
+# Environment: DEBUG_VM_TIMEOUT (default 3000 s; 0 none), DEBUG_VM_SMP (the
+# selftest VM's vCPUs, default 2; make check gives 1, see tools/check.sh), RNBD_CACHE (see
 # build.sh), FAILSLAB_STEPS, SWEEP_STEPS, SWEEP_PHASES, SWEEP_SEED (above).
 # Output: TAP in build/check/debug-*.log; exit 0 only if everything passed.
 set -uo pipefail
@@ -68,7 +69,7 @@ say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
 # "wild-memory-access" in do_raw_spin_lock at boot, before any module of
 # ours is loaded (seen once in a clean make check).
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
-    --cpu max,la57=off --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-3000}" \
+    --cpu max,la57=off --smp "${DEBUG_VM_SMP:-2}" --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-3000}" \
     --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m HOSTILE_FIO_SIZE=2m HOSTILE_CASES="$hostile_cases" "${sweep[@]}" \
     selftests/run.sh "${patterns[@]}"
 vm=$?

@@ -17,7 +17,8 @@
 #      rounds, about 3 minutes).
 # Usage: tools/kernel-lane.sh [selftest pattern...]   (default: the list)
 # Environment: KERNEL_LANE_VM_TIMEOUT (default 2400 s: the list takes about 15 minutes beside the main
-# VM run, the hostile scripts a third of it); KERNEL_LANE_PAIR_AFTER: a file
+# VM run, the hostile scripts a third of it); KERNEL_LANE_VM_SMP: the VM's
+# vCPUs (default 2; make check gives 1, see tools/check.sh); KERNEL_LANE_PAIR_AFTER: a file
 # the pair (step 5) waits for (make check: its 6.1 modules and peer are built).
 # Output: TAP in build/check/kernel-6.12{,-gates,-vm}.log and
 # build/kernel-6.12/pair/{a,b}.log; exit 0 only if everything passed.
@@ -77,7 +78,7 @@ if [ $# -gt 0 ]; then patterns=("$@")
 else mapfile -t patterns < <(grep -vE '^\s*(#|$)' "$top/selftests/kernel-$version.list")
 fi
 say "selftests: ${patterns[*]}"
-"$top/tools/vm/run.sh" --kdir "$top/.cache/kernel-$version" --abi "$abi" --cwd "$tree" \
+"$top/tools/vm/run.sh" --kdir "$top/.cache/kernel-$version" --abi "$abi" --cwd "$tree" --smp "${KERNEL_LANE_VM_SMP:-2}" \
     --results "$top/build/kernel-$version/results" --timeout "${KERNEL_LANE_VM_TIMEOUT:-2400}" \
     --log "$out/kernel-$version-vm.log" -- \
     env UPSTREAM_KO_DIR="$top/.cache/upstream-$version" E2E_FIO_SIZE=16m selftests/run.sh "${patterns[@]}"

@@ -30,7 +30,8 @@ for name in "${cases[@]}"; do
     mkdir -p "$dir"
     (cd "$top" && git ls-files -co --exclude-standard | grep -v '^\.cache/' | cpio -pdm --quiet "$dir")
     target=$dir/rtrs/client/rtrs-clt.cpp
-    check=(make -C "$dir" KDIR="$kdir" modules)
+    # The planted faults are all in rtrs-client: build that module alone.
+    check=(make -C "$dir" KDIR="$kdir" modules GATE_MODULE=rtrs/rtrs-client MODULES=rtrs/rtrs-client.ko)
     case $name in
         static-ctor)
             printf '\nstruct GateCtor { GateCtor() { kapi_might_sleep(); } };\nGateCtor g_gate_ctor;\n' >> "$target"
@@ -58,7 +59,7 @@ for name in "${cases[@]}"; do
             # tree without it would skip and seem to pass, so none is a failure.
             cp -r "$top/generated" "$dir/" 2>/dev/null
             sed -i '/^u32 Context::session_count()/,/^}/ s/MutexGuard guard(mutex_);//' "$dir/rtrs/server/rtrs-srv-context.cpp"
-            check=("$dir/tools/lint.sh")
+            check=(env LINT_FILES=rtrs/server/rtrs-srv-context.cpp "$dir/tools/lint.sh")
             expect="rtrs-srv-context.cpp:.*reading variable 'session_count_' requires holding mutex 'mutex_'" ;;
     esac
     if "${check[@]}" > "$dir.log" 2>&1; then

@@ -16,6 +16,7 @@ Usage: bench-report.py RESULTS.jsonl OUTPUT_PREFIX
 """
 import json
 import statistics
+import os
 import sys
 
 STACKS = ("ours", "baseline", "upstream", "nvmeof")
@@ -127,6 +128,51 @@ def table_rows(summary):
     return header, rows
 
 
+COUNT_FIELDS = (("post_send", "post send"), ("post_recv", "post recv"), ("completions", "compl."),
+                ("cq_events", "CQ events"), ("cq_polls", "CQ polls"), ("cq_arms", "CQ arms"),
+                ("context_switches", "ctx sw"), ("softirq_tasklet", "tasklet"),
+                ("softirq_irq_poll", "irq_poll"), ("softirq_net_rx", "net_rx"),
+                ("rxe_packets_sent", "pkts sent"), ("rxe_packets_received", "pkts rcvd"))
+
+
+def per_io_counts(records):
+    """{workload: {stack: {field: per IO}}} of the counted runs (BENCH_COUNTS):
+    the counters span ramp + runtime, fio's IOs the runtime only."""
+    counts = {}
+    for r in records:
+        if "error" in r or not r.get("ios"):
+            counts.setdefault(r["workload"], {})[r["stack"]] = None
+            continue
+        scale = r["runtime_s"] / (r["runtime_s"] + r["ramp_s"]) / r["ios"]
+        counts.setdefault(r["workload"], {})[r["stack"]] = {k: r[k] * scale for k, _ in COUNT_FIELDS if k in r}
+    return counts
+
+
+def counts_markdown(counts):
+    if not counts:
+        return ""
+    header = ["workload", "stack"] + [title for _, title in COUNT_FIELDS]
+    lines = ["", "Per IO (a separate run per stack and workload, kprobes on rdma_rxe's verbs, /proc/stat, "
+             "/proc/softirqs, rxe0's hw_counters; not part of the figures above):", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
+    for workload, stacks in counts.items():
+        for stack in sorted(stacks, key=lambda s: STACKS.index(s) if s in STACKS else 99):
+            per = stacks[stack]
+            cells = [f"{per[k]:.2f}" if per and k in per else "failed" for k, _ in COUNT_FIELDS]
+            lines.append("| " + " | ".join([workload, stack] + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def clock_note():
+    """What the figures' seconds are (tools/bench.sh exports BENCH_CLOCK)."""
+    if os.environ.get("BENCH_CLOCK") == "icount":
+        shift = os.environ.get("BENCH_ICOUNT_SHIFT", "?")
+        return ("Clock: guest time from executed instructions (cost mode: one vCPU, QEMU "
+                f"-icount shift={shift},sleep=off): IOPS and CPU per IO measure the work "
+                "each IO costs the guest, whatever the host's load; no cross-CPU effect shows.")
+    return "Clock: wall clock (the host's load and the vCPUs' scheduling show in every figure)."
+
+
 def markdown(summary):
     header, rows = drop_empty_columns(*table_rows(summary))
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
@@ -134,6 +180,7 @@ def markdown(summary):
     lines.append("")
     lines.append(f"Medians of {summary['rounds']} rounds, spread (min-max) in brackets; "
                  "ratios are per-round pairs, then their median (min-max).")
+    lines.append(clock_note())
     lines += [""] + [f"- {n}" for n in summary["no_poll_queues"] + summary["errors"]]
     return "\n".join(lines) + "\n"
 
@@ -198,12 +245,17 @@ def main(results, prefix):
     if not records:
         sys.exit(f"bench-report: no results in {results}")
     summary = summarize(records)
+    counts_file = results[:-len(".jsonl")] + ".counts.jsonl" if results.endswith(".jsonl") else None
+    if counts_file and os.path.exists(counts_file):
+        with open(counts_file) as f:
+            summary["per_io_counts"] = per_io_counts([json.loads(line) for line in f if line.strip()])
     with open(prefix + ".json", "w") as f:
         json.dump(summary, f, indent=1)
     with open(prefix + ".md", "w") as f:
-        f.write(markdown(summary))
+        f.write(markdown(summary) + counts_markdown(summary.get("per_io_counts", {})))
     chart(summary, prefix)
     sys.stdout.write(terminal(summary))
+    sys.stdout.write(counts_markdown(summary.get("per_io_counts", {})))
 
 
 if __name__ == "__main__":

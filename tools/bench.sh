@@ -17,6 +17,15 @@
 # BENCH_ROUNDS (3), BENCH_STACKS ("ours upstream nvmeof"), BENCH_BACKING
 # (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (1),
 # BENCH_RNBD_OPTS; BENCH_SMP (vCPUs, 2);
+# BENCH_CLOCK=wall (default) or icount: the cost mode. The guest's clock
+# advances by the instructions it executes (one vCPU, single-threaded TCG,
+# QEMU -icount shift=BENCH_ICOUNT_SHIFT (3: 8 ns each),sleep=off), so IOPS
+# and CPU per IO become the work an IO costs, repeatable whatever the
+# host's load: the verdict for before/after comparisons of a change. It
+# cannot show what two CPUs do (the wall-clock mode does). Defaults there:
+# BENCH_RUNTIME 3, BENCH_ROUNDS 2;
+# BENCH_COUNTS (1: per-IO counts after the rounds, selftests/bench/bench.sh),
+# BENCH_COUNTS_WORKLOADS;
 # BENCH_PROFILE=1: after the measured rounds, one more run per stack of each
 # workload in BENCH_PROFILE_WORKLOADS (default randread-4k-qd32) under
 # `perf record -a -g -e cpu-clock`; its top 30 symbols are saved and the
@@ -58,7 +67,18 @@ if [ -n "${BENCH_BASELINE:-}" ]; then
 fi
 mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
-runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3}
+clock=${BENCH_CLOCK:-wall}
+vm_clock=()
+case $clock in
+wall) runtime=${BENCH_RUNTIME:-10} rounds=${BENCH_ROUNDS:-3} smp=${BENCH_SMP:-2} ;;
+icount)
+    # A two-vCPU guest under -icount did not finish booting in ten minutes.
+    export BENCH_ICOUNT_SHIFT=${BENCH_ICOUNT_SHIFT:-3}
+    runtime=${BENCH_RUNTIME:-3} rounds=${BENCH_ROUNDS:-2} smp=1
+    vm_clock=(--icount "$BENCH_ICOUNT_SHIFT") ;;
+*) echo "bench: BENCH_CLOCK is wall or icount, not '$clock'" >&2; exit 2 ;;
+esac
+export BENCH_CLOCK=$clock
 # workloads (9 unless BENCH_WORKLOADS names fewer) x stacks x (ramp + runtime
 # + ~5 s setup) per round, plus fills.
 nstacks=$(echo $stacks | wc -w)
@@ -70,16 +90,19 @@ if [ "$profile" = 1 ]; then
     # call-graph samples (slow under TCG).
     timeout=$(( timeout + nstacks * ($(wc -w <<< "$profile_workloads") * (runtime + 60) + 30) ))
 fi
-echo "bench: $rounds rounds of ${runtime} s per workload; about $(( (timeout - 900) / 60 + 2 )) min"
+# Guest seconds under -icount pass at a rate of their own: room for 3 x.
+[ "$clock" = icount ] && timeout=$(( timeout * 3 ))
+echo "bench: $clock clock, $rounds rounds of ${runtime} s per workload; at most $(( timeout / 60 )) min"
 # A kernel warning in the run does not discard the figures (Linux 6.1's own
 # rnbd-client WARNs in bio_put when it completes a polled request from its
 # interrupt path), but it is named in the report, never silent.
 vm_rc=0
-tools/vm/run.sh --timeout "$timeout" --smp "${BENCH_SMP:-2}" --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
+tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" \
+       BENCH_COUNTS="${BENCH_COUNTS:-1}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log
 case $vm_rc in

@@ -33,6 +33,16 @@
 #                   randread-4k-qd32) under `perf record -a -g -e cpu-clock`;
 #                   its top symbols go to $BENCH_OUT.profile-<stack>-<workload>.txt.
 #                   That run is not part of any figure (nothing in the .jsonl).
+#   BENCH_COUNTS    1 (default): after the rounds, one more run per stack of
+#                   each BENCH_COUNTS_WORKLOADS workload (default the six
+#                   4k and 128k ones) counting, per IO: ib_post_send and
+#                   ib_post_recv calls, completions, CQ events, CQ polls and
+#                   CQ arms (kprobes on rdma_rxe's verbs, read from
+#                   kprobe_profile: the same for every stack), context
+#                   switches, softirqs (TASKLET, IRQ_POLL, NET_RX) and rxe's
+#                   packets sent and received. One JSON object per run to
+#                   $BENCH_OUT.counts.jsonl; those runs are not part of any
+#                   figure (the probes cost instructions).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . selftests/lib.sh
@@ -269,6 +279,84 @@ for ((round = 0; round < rounds; round++)); do
         sleep 1
     done
 done
+# --- per-IO counts (BENCH_COUNTS) ---------------------------------------------
+# rxe's entry points: every stack's verbs end there. Work requests are not
+# counted: rxe's per-WR step (post_one_send) is inlined, so only the post
+# calls are seen. Completions are rxe_cq_post calls; a CQ event is the
+# tasklet that calls the consumer's completion handler (rxe_send_complete).
+count_probes=(rxe_post_send rxe_post_recv rxe_cq_post rxe_send_complete rxe_poll_cq rxe_req_notify_cq)
+count_names=(post_send post_recv completions cq_events cq_polls cq_arms)
+tracefs=/sys/kernel/tracing
+counts_up() { # kprobes armed, the ring buffer off: only their hit counters move
+    [ -e $tracefs/kprobe_events ] || mount -t tracefs nodev $tracefs 2>/dev/null
+    [ -e $tracefs/kprobe_events ] || { echo "# bench: counts: no tracefs"; return 1; }
+    echo 0 > $tracefs/tracing_on
+    local p
+    for p in "${count_probes[@]}"; do
+        echo "p:benchcount/$p rdma_rxe:$p" >> $tracefs/kprobe_events ||
+            { echo "# bench: counts: no kprobe on rdma_rxe:$p"; return 1; }
+    done
+    echo 1 > $tracefs/events/benchcount/enable
+}
+counts_down() {
+    [ -d $tracefs/events/benchcount ] || return 0
+    echo 0 > $tracefs/events/benchcount/enable
+    local p
+    for p in "${count_probes[@]}"; do echo "-:benchcount/$p" >> $tracefs/kprobe_events; done
+    echo 1 > $tracefs/tracing_on
+}
+counters() { # one line: the probes' hits, ctxt, the three softirqs, rxe0's packets
+    local hw=/sys/class/infiniband/rxe0/ports/1/hw_counters p line=
+    for p in "${count_probes[@]}"; do
+        line+="$(awk -v n="$p" '$1 == n || $1 == "benchcount/" n { print $2; f = 1 } END { if (!f) print 0 }' $tracefs/kprobe_profile) "
+    done
+    line+="$(awk '$1 == "ctxt" { print $2 }' /proc/stat) "
+    line+="$(awk '$1 == "TASKLET:" || $1 == "IRQ_POLL:" || $1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%d ", s }' /proc/softirqs)"
+    line+="$(cat $hw/sent_pkts 2>/dev/null || echo 0) $(cat $hw/rcvd_pkts 2>/dev/null || echo 0)"
+    echo "$line"
+}
+count_fields=("${count_names[@]}" context_switches softirq_tasklet softirq_irq_poll softirq_net_rx rxe_packets_sent rxe_packets_received)
+counted_run() { # stack device workload-name -> one line of $BENCH_OUT.counts.jsonl
+    local stack=$1 dev=$2 name=$3 args json rc before after ios i fields=
+    args=$(workload_args "$name") || { echo "# bench: counts: no workload named $name"; return; }
+    echo "# bench: counts $stack $name"
+    before=($(counters))
+    # shellcheck disable=SC2086
+    json=$(run_fio "$dev" "$name" $args)
+    rc=$?
+    after=($(counters))
+    ios=$(printf '%s' "$json" | awk -F: '/"total_ios"/ { gsub(/[ ,]/, "", $2); s += $2 } END { printf "%d", s }')
+    if [ $rc != 0 ] || [ "${ios:-0}" = 0 ]; then
+        printf '{"stack": "%s", "workload": "%s", "error": "fio exit %d"}\n' "$stack" "$name" $rc >> "$counts_out"
+        return
+    fi
+    # The counters span ramp + runtime, fio's total_ios the runtime only:
+    # scaled by runtime / (ramp + runtime) as the CPU time is (bench-report.py).
+    for i in "${!count_fields[@]}"; do
+        fields+=", \"${count_fields[$i]}\": $((after[i] - before[i]))"
+    done
+    printf '{"stack": "%s", "workload": "%s", "ios": %d, "ramp_s": 2, "runtime_s": %d%s}\n' \
+        "$stack" "$name" "$ios" "$runtime" "$fields" >> "$counts_out"
+}
+counts_out=${BENCH_OUT:-/results/bench}.counts.jsonl
+if [ "${BENCH_COUNTS:-1}" = 1 ]; then
+    : > "$counts_out"
+    read -r -a counted <<< "${BENCH_COUNTS_WORKLOADS:-randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd8 write-128k-qd8}"
+    if counts_up; then
+        for stack in "${stacks[@]}"; do
+            if ! dev=$(stack_up "$stack"); then
+                for name in "${counted[@]}"; do
+                    printf '{"stack": "%s", "workload": "%s", "error": "could not load or map"}\n' "$stack" "$name" >> "$counts_out"
+                done
+            else
+                for name in "${counted[@]}"; do counted_run "$stack" "$dev" "$name"; done
+            fi
+            stack_down "$stack" 2>/dev/null
+            sleep 1
+        done
+    fi
+    counts_down
+fi
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
     read -r -a profiled <<< "${BENCH_PROFILE_WORKLOADS:-randread-4k-qd32}"
     if ! command -v perf >/dev/null; then

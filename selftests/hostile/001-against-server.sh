@@ -128,11 +128,7 @@ serves_good_client() { # label
     check "$label: all modules unload" \
         bash -c "rmmod rnbd_client && rmmod rtrs_client && rmmod rnbd_server && rmmod rtrs_server"
 }
-fio_verify() {
-    fio --name=after-hostile --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=${HOSTILE_FIO_SIZE:-16M} --rw=randwrite \
-        --bsrange=4k-128k --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-        --output="$tmp/fio.out" >/dev/null 2>&1 || { tail -5 "$tmp/fio.out"; return 1; }
-}
+fio_verify() { hostile_fio_verify /dev/rnbd0 "${HOSTILE_FIO_SIZE:-16M}" 128k 16; }
 serves_good_client "after the bad input"
 
 # Floods from one client, each path with its connections up and INFO done

@@ -101,11 +101,7 @@ good_client() {
     check "$label: fio randwrite 4k-128k QD16 with crc32c verify on /dev/$dev" fio_verify "$dev"
     check "$label: unmap" bash -c "echo normal > /sys/block/$dev/rnbd_client/unmap_device"
 }
-fio_verify() {
-    fio --name=fair-share --filename="/dev/$1" --ioengine=libaio --direct=1 --size=${HOSTILE_FIO_SIZE:-16M} --rw=randwrite \
-        --bsrange=4k-128k --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-        --output="$tmp/fio.out" >/dev/null 2>&1 || { tail -5 "$tmp/fio.out"; return 1; }
-}
+fio_verify() { hostile_fio_verify "/dev/$1" "${HOSTILE_FIO_SIZE:-16M}" 128k 16; }
 
 mark start-003
 mem_before=$(free_kib)

@@ -36,11 +36,7 @@ check "setup: two rxe paths, brd" setup || tap_skip_all "setup failed"
 addr=${RXE_ADDR[0]} addr2=${RXE_ADDR[1]}
 mark race-010
 
-fio_verify() {
-    fio --name=after-race --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=${HOSTILE_FIO_SIZE:-8M} --rw=randwrite \
-        --bsrange=4k-64k --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-        --output="$tmp/fio.out" >/dev/null 2>&1 || { sed 's/^/# /' "$tmp/fio.out" | tail -5; return 1; }
-}
+fio_verify() { hostile_fio_verify /dev/rnbd0 "${HOSTILE_FIO_SIZE:-8M}" 64k 8; }
 
 race() { # case server-args
     local name=$1 args="$2 $common_args" verdict t0

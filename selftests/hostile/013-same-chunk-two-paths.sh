@@ -62,11 +62,7 @@ esac
 check "the refusal is counted (debugfs chunk_conflicts >= 1)" [ "$(counter chunk_conflicts)" -ge 1 ]
 check "the hostile module unloads" rmmod rtrs_hostile
 
-fio_verify() {
-    fio --name=after-chunk --filename=/dev/rnbd0 --ioengine=libaio --direct=1 --size=1M --rw=randwrite \
-        --bsrange=4k-64k --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 \
-        --output="$tmp/fio.out" >/dev/null 2>&1 || { sed 's/^/# /' "$tmp/fio.out" | tail -5; return 1; }
-}
+fio_verify() { hostile_fio_verify /dev/rnbd0 1M 64k 8; }
 check "a good client maps the slow device" bash -c \
     "insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko &&
      echo 'sessname=good-chunk path=ip:$addr path=ip:$addr2 device_path=/dev/mapper/$slow' > /sys/kernel/rnbd_client/map_device"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# What the two hostile-peer scripts share (sourced from the repo top after
+# What the hostile-peer scripts share (sourced from the repo top after
 # lib.sh and lib-rxe.sh): the module, a scratch directory, the kernel log
 # since a marker, and the teardown.
 #
@@ -8,6 +8,8 @@
 #   hostile_cleanup MODULE...     force-unmap every rnbd device, unload MODULE... (those
 #                                 loaded, in that order), Soft-RoCE and brd; remove $tmp;
 #                                 a module rmmod leaves loaded is a "not ok" naming it
+#   hostile_fio_verify DEVICE SIZE MAXBS QD   the good client's proof: fio randwrite of
+#                                 SIZE, 4k..MAXBS at QD, crc32c verify; fio's tail on failure
 
 ko=rtrs/tests/kmod/rtrs-hostile.ko
 
@@ -23,6 +25,12 @@ mark() { echo "hostile-mark $1" > /dev/kmsg; }
 since_mark() {
     dmesg > "$tmp/dmesg"
     if grep -q "hostile-mark $1\$" "$tmp/dmesg"; then sed -n "/hostile-mark $1\$/,\$p" "$tmp/dmesg"; else cat "$tmp/dmesg"; fi
+}
+
+hostile_fio_verify() {
+    fio --name=hostile-verify --filename="$1" --ioengine=libaio --direct=1 --size="$2" --rw=randwrite \
+        --bsrange="4k-$3" --iodepth="$4" --verify=crc32c --do_verify=1 --verify_fatal=1 \
+        --output="$tmp/fio.out" >/dev/null 2>&1 || { sed 's/^/# /' "$tmp/fio.out" | tail -5; return 1; }
 }
 
 hostile_cleanup() {

@@ -39,13 +39,20 @@ setup() {
 }
 check "setup: rxe, an 8 MiB image file, our four modules" setup
 addr=${RXE_ADDR[0]}
-expect_errno "map the image file" OK /sys/kernel/rnbd_client/map_device \
-    "sessname=remap path=ip:$addr device_path=$img"
+# path= in the seed's <srcaddr,dstaddr> form (seed 001).
+expect_errno "map the image file (path=ip:src,ip:dst)" OK /sys/kernel/rnbd_client/map_device \
+    "sessname=remap path=ip:$addr,ip:$addr device_path=$img"
 dev=$(basename "$(readlink -f "/sys/kernel/rnbd_client/devices/$(echo "$img" | tr / !)")")
 sysd=/sys/block/$dev/rnbd_client
 size() { cat "/sys/block/$dev/size"; }
 state() { cat "$sysd/state"; }
 check "mapped as $dev with the file's size (16384 sectors)" test "$(size)" = 16384
+check "its path is ip:$addr@ip:$addr" test -d "/sys/class/rtrs-client/remap/paths/ip:$addr@ip:$addr"
+# Every writable file prints its usage on read (seed 001).
+reads() { [ "$(cat "$1")" = "$2" ] || { diag "$1 reads '$(cat "$1")'"; return 1; }; }
+check "unmap_device prints its usage" reads "$sysd/unmap_device" "Usage: echo <normal|force> > unmap_device"
+check "remap_device prints its usage" reads "$sysd/remap_device" "Usage: echo <1> > remap_device"
+check "resize prints its usage" reads "$sysd/resize" "Usage: echo <new size in sectors> > resize"
 data() { dd if="/dev/$dev" bs=1M count=1 iflag=direct status=none | md5sum; }
 check "1 MiB of random data written" dd if=/dev/urandom of="/dev/$dev" bs=1M count=1 oflag=direct status=none
 sum=$(data)

@@ -150,6 +150,9 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "mpath_policy refuses bogus" rejected $sess_dir/mpath_policy bogus
     check "mpath_policy takes min-latency" set_and_read $sess_dir/mpath_policy 2 "min-latency (ML: 2)"
     check "mpath_policy back to min-inflight" set_and_read $sess_dir/mpath_policy min-inflight "min-inflight (MI: 1)"
+    # The seed's name and numbers (seed 000: mp_policy, 0 round-robin, 1 min-inflight).
+    check "mp_policy takes 0: round-robin" set_and_read $sess_dir/mp_policy 0 "round-robin (RR: 0)"
+    check "mp_policy takes 1: min-inflight" set_and_read $sess_dir/mp_policy 1 "min-inflight (MI: 1)"
     check "path directory $p0 is connected" expect "$p0/state" connected
     check "hca_name rxe0, hca_port 1" bash -c "[ \"\$(cat '$p0/hca_name')\" = rxe0 ] && [ \"\$(cat '$p0/hca_port')\" = 1 ]"
     check "src_addr and dst_addr" bash -c "[ \"\$(cat '$p0/src_addr')\" = ip:${RXE_ADDR[0]} ] && [ \"\$(cat '$p0/dst_addr')\" = ip:${RXE_ADDR[0]} ]"
@@ -178,8 +181,16 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "stats/reconnects: 0 0" expect "$p0/stats/reconnects" "0 0"
     check "stats/reset_all prints its usage" expect "$p0/stats/reset_all" "echo 1 to reset all statistics"
     check "stats/reset_all refuses 2" rejected "$p0/stats/reset_all" 2
-    check "echo 1 > stats/reset_all clears stats/rdma" set_and_read "$p0/stats/reset_all" 1 "echo 1 to reset all statistics"
+    # The seeds reset with 0 ("write 0 will clear all the statistics"),
+    # upstream's usage says 1: both are taken (1: rtrs/004, rtrs/010).
+    check "echo 0 > stats/reset_all clears stats/rdma" set_and_read "$p0/stats/reset_all" 0 "echo 1 to reset all statistics"
     check "stats/rdma is zero after the reset" expect "$p0/stats/rdma" "0 0 0 0 0 0"
+    # Seed 000: 0 written to one stats file resets that file.
+    if [ -r $checkfile ]; then
+        cat $checkfile > /tmp/clt-check-stats
+        check "stats/rdma counts the IO after the reset" stats_numbers "$p0/stats/rdma"
+        check "echo 0 > stats/rdma clears it" set_and_read "$p0/stats/rdma" 0 "0 0 0 0 0 0"
+    fi
     check "disconnect prints its usage" expect "$p0/disconnect" "Usage: echo 1 > disconnect"
     check "echo 1 > disconnect" bash -c "echo 1 > '$p0/disconnect'"
     check "the path is disconnected" expect "$p0/state" disconnected
@@ -190,6 +201,7 @@ if [ $loaded_ok = 1 ] && [ -d $sess_dir ]; then
     check "echo 1 > reconnect" bash -c "echo 1 > '$p0/reconnect'"
     check "the path is connected again" wait_state "$p0" connected 30
     check "stats/reconnects counts it" expect "$p0/stats/reconnects" "1 0"
+    check "echo 0 > stats/reconnects clears it" set_and_read "$p0/stats/reconnects" 0 "0 0"
 elif [ $loaded_ok = 1 ]; then
     not_ok "sysfs tests: no session directory $sess_dir although rtrs-clt-selftest loaded"
 else

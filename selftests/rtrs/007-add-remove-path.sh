@@ -53,7 +53,7 @@ check "no path directories left" bash -c "[ -z \"\$(ls $clt_sess_dir/paths)\" ]"
 cat $clt_checkfile > /tmp/ar-check4; cat /tmp/ar-check4
 check "without paths IO fails (and is refused, not lost)" bash -c \
     "[ \$(sed -n 's/.*refused \([0-9]*\).*/\1/p' /tmp/ar-check4) -gt 0 ] && grep -q 'lost 0' /tmp/ar-check4"
-check "add_path to the empty session" bash -c "echo ip:$a1 > $add"
+check "add_path ip:$a1,ip:$a1 (the seed's src,dst form) to the empty session" bash -c "echo ip:$a1,ip:$a1 > $add"
 check "path 1 connected" clt_expect "$p1/state" connected
 cat $clt_checkfile > /tmp/ar-check5
 check "verified IO again" clt_io_clean /tmp/ar-check5

@@ -82,7 +82,16 @@ check "server disconnect refuses 0" rejected "$s1/disconnect" 0
 cat $clt_checkfile > /tmp/srv-disc &
 reader=$!
 sleep 1
-check "echo 1 > server's disconnect of path 1 while IO runs" bash -c "echo 1 > '$s1/disconnect'"
+# Seed 002: the server's disconnect does not block; it only queues the
+# close (EPOCHREALTIME: no fork between the clock reads).
+disconnect_returns() {
+    local t0=${EPOCHREALTIME/./} ms
+    echo 1 > "$s1/disconnect" || return 1
+    ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+    echo "the write returned after $ms ms"
+    [ "$ms" -lt 2000 ]
+}
+check "echo 1 > server's disconnect of path 1 while IO runs: returns at once (under 2 s)" disconnect_returns
 check "the client sees path 1 go down" clt_wait_state "$p1" disconnected 10
 wait $reader
 check "IO went on over path 0: nothing lost, failed or corrupted" clt_io_clean /tmp/srv-disc

@@ -41,5 +41,16 @@ grep -q "round 1 nvmeof w: could not load or map" "$tmp/rep.md" && say ok "a fai
 grep -q 'using 2:3:4:xtic(1) title "ours / upstream RNBD"' "$tmp/rep-chart.gp" &&
     ! grep -q "NVMe-oF" "$tmp/rep-chart.gp" && say ok "the chart plots the peers that have figures" ||
     say "not ok" "chart script: $(tail -2 "$tmp/rep-chart.gp")"
+# The counted runs (BENCH_COUNTS): per IO over the measured part, as the CPU
+# time: 6000 posts over 2 s ramp + 10 s for 5000 IOs of the 10 s: 1.00.
+{
+    printf '{"stack": "ours", "workload": "w", "ios": 5000, "ramp_s": 2, "runtime_s": 10, "post_send": 6000, "completions": 12000}\n'
+    printf '{"stack": "upstream", "workload": "w", "error": "fio exit 1"}\n'
+} > "$tmp/r.counts.jsonl"
+python3 "$top/tools/bench-report.py" "$tmp/r.jsonl" "$tmp/rep" > /dev/null 2>&1
+grep -q '^| w | ours | 1.00 | failed | 2.00 |' "$tmp/rep.md" && grep -q '^| w | upstream | failed |' "$tmp/rep.md" &&
+    grep -q '^Clock: wall clock' "$tmp/rep.md" &&
+    say ok "per-IO counts: scaled to the measured part, a failed run named; the clock stated" ||
+    say "not ok" "counts table: $(grep -A6 '^Per IO' "$tmp/rep.md")"
 echo "1..$n"
 exit $failed

@@ -31,6 +31,11 @@
 #                      (default 90), kill QEMU and boot again, up to
 #   --boot-retries N   times (default 2); hung boots' logs are kept as LOG.boot-hang.N
 #   --tcg-thread multi|single   TCG threading (default multi)
+#   --icount SHIFT     guest time from executed instructions: 2^SHIFT ns each,
+#                      idle time skipped (QEMU -icount shift=SHIFT,sleep=off;
+#                      forces single-threaded TCG). The guest's clock then
+#                      measures the work it did, whatever the host's load:
+#                      make bench's cost mode (BENCH_CLOCK=icount)
 #   --awk mawk|gawk|busybox     the guest's `awk` (default $VM_AWK, else the host's)
 # Exit codes: 0 pass; 1 guest command exited non-zero; 2 usage/setup error;
 #   3 check-log.sh found kernel problems or TAP "not ok"; 4 no VM-EXIT-STATUS
@@ -44,7 +49,7 @@ die() { echo "run.sh: error: $*" >&2; exit 2; }
 log=$top/build/vm/console.log
 timeout=600 smp=2 mem=2048 kernel='' kdir=$top/.cache/kernel abi='' results=$top/build/vm/results
 cwd=$top name=vm append='' cpu=max interactive=0 expect_fail=0 check=1 prefix='' monitor=
-nic_server='' nic_client='' mac=52:54:00:12:34:56 boot_timeout=90 boot_retries=2 tcg_thread=multi
+nic_server='' nic_client='' mac=52:54:00:12:34:56 boot_timeout=90 boot_retries=2 tcg_thread=multi icount=
 vm_awk=${VM_AWK:-}
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -71,8 +76,9 @@ while [ $# -gt 0 ]; do
         --boot-timeout) boot_timeout=${2:?}; shift 2 ;;
         --boot-retries) boot_retries=${2:?}; shift 2 ;;
         --tcg-thread) tcg_thread=${2:?}; shift 2 ;;
+        --icount) icount=${2:?}; tcg_thread=single; shift 2 ;;
         --awk) vm_awk=${2:?}; shift 2 ;;
-        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
         --) shift; break ;;
         *) die "unknown option '$1' (the command goes after --)" ;;
     esac
@@ -137,8 +143,12 @@ else
     qemu+=(-nic none)
 fi
 [ -n "$monitor" ] && qemu+=(-monitor "unix:$monitor,server=on,wait=off")
+if [ -n "$icount" ]; then
+    [[ $icount =~ ^[0-9]+$ ]] || die "--icount takes a shift (0..10)"
+    qemu+=(-icount "shift=$icount,sleep=off")
+fi
 
-echo "run.sh: $name: kernel $kernel, smp $smp, mem $mem, timeout ${timeout}s, log $log" >&2
+echo "run.sh: $name: kernel $kernel, smp $smp, mem $mem,${icount:+ icount shift $icount,} timeout ${timeout}s, log $log" >&2
 start=$(date +%s.%N)
 set +e
 if [ "$interactive" = 1 ]; then

@@ -97,6 +97,14 @@ Result<u64> parse_unsigned(StringView text, u64 max_value, Reason* reason)
     return value;
 }
 
+Result<u64> parse_line_in_range(StringView line, u64 min_value, u64 max_value)
+{
+    auto parsed = parse_unsigned(trim_line(line), max_value);
+    if (parsed.is_error() || parsed.value() < min_value)
+        return Error(err::kInval);
+    return parsed.value();
+}
+
 Result<s64> parse_signed(StringView text, s64 min_value, s64 max_value, Reason* reason)
 {
     bool negative = !text.is_empty() && text[0] == '-';

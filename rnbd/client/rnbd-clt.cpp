@@ -294,9 +294,9 @@ extern "C" int rnbd_clt_cxx_init(void) noexcept
 
 extern "C" int rnbd_clt_cxx_set_control_timeout(const char* value, unsigned int* storage) noexcept
 {
-    auto parsed = cxxrt::parse::parse_unsigned(cxxrt::parse::trim_line(cxxrt::StringView(value)),
-                                               rnbd::clt::kMaxControlTimeoutMs);
-    if (parsed.is_error() || parsed.value() < rnbd::clt::kMinControlTimeoutMs) {
+    auto parsed = cxxrt::parse::parse_line_in_range(cxxrt::StringView(value), rnbd::clt::kMinControlTimeoutMs,
+                                                    rnbd::clt::kMaxControlTimeoutMs);
+    if (parsed.is_error()) {
         cxxrt::log::err("rnbd-client: control_timeout_ms: '%s' is not a number of ms in %u..%u", value,
                         rnbd::clt::kMinControlTimeoutMs, rnbd::clt::kMaxControlTimeoutMs);
         return -cxxrt::err::kInval;

@@ -220,8 +220,8 @@ extern "C" int rnbd_srv_cxx_init(unsigned short port) noexcept
 extern "C" int rnbd_srv_cxx_set_idle_session_timeout(const char* value, unsigned int* storage) noexcept
 {
     constexpr cxxrt::u64 kMinMs = 1000, kMaxMs = 86400000;
-    auto parsed = cxxrt::parse::parse_unsigned(cxxrt::parse::trim_line(cxxrt::StringView(value)), kMaxMs);
-    if (parsed.is_error() || parsed.value() < kMinMs) {
+    auto parsed = cxxrt::parse::parse_line_in_range(cxxrt::StringView(value), kMinMs, kMaxMs);
+    if (parsed.is_error()) {
         cxxrt::log::err("idle_session_timeout_ms: '%s' is not a number of ms in %llu..%llu", value,
                         (unsigned long long)kMinMs, (unsigned long long)kMaxMs);
         return -cxxrt::err::kInval;

@@ -38,6 +38,10 @@ bool has_control_character(StringView text);
 
 // Decimal, or hexadecimal with 0x. No sign, no blanks, no trailing garbage.
 [[nodiscard]] Result<u64> parse_unsigned(StringView text, u64 max_value, Reason* reason = nullptr);
+// A module parameter's or sysfs file's line (trim_line'd) holding one
+// number in [min_value, max_value]; EINVAL for anything else (the setters'
+// errno for a value out of its documented range).
+[[nodiscard]] Result<u64> parse_line_in_range(StringView line, u64 min_value, u64 max_value);
 // Decimal with an optional leading '-'.
 [[nodiscard]] Result<s64> parse_signed(StringView text, s64 min_value, s64 max_value, Reason* reason = nullptr);
 // "1"/"y"/"Y"/"on" and "0"/"n"/"N"/"off".

@@ -82,6 +82,17 @@ TEST(ParseUnsigned, OverflowIsRange)
     EXPECT_EQ(parse_unsigned("65535", 65535).value(), 65535u);
 }
 
+TEST(ParseLineInRange, BoundsInclusiveEverythingElseEinval)
+{
+    EXPECT_EQ(parse_line_in_range("1000\n", 1000, 86400000).value(), 1000u);
+    EXPECT_EQ(parse_line_in_range(" 86400000 ", 1000, 86400000).value(), 86400000u);
+    EXPECT_EQ(parse_line_in_range("999", 1000, 86400000).to_errno(), -err::kInval);
+    EXPECT_EQ(parse_line_in_range("86400001", 1000, 86400000).to_errno(), -err::kInval);
+    EXPECT_EQ(parse_line_in_range("", 1000, 86400000).to_errno(), -err::kInval);
+    EXPECT_EQ(parse_line_in_range("12ms", 1000, 86400000).to_errno(), -err::kInval);
+    EXPECT_EQ(parse_line_in_range("99999999999999999999999", 1000, 86400000).to_errno(), -err::kInval);
+}
+
 TEST(ParseSigned, Bounds)
 {
     EXPECT_EQ(parse_signed("-1", -1, 8).value(), -1);

@@ -251,11 +251,11 @@ def main(results, prefix):
             summary["per_io_counts"] = per_io_counts([json.loads(line) for line in f if line.strip()])
     with open(prefix + ".json", "w") as f:
         json.dump(summary, f, indent=1)
+    counts = counts_markdown(summary.get("per_io_counts", {}))
     with open(prefix + ".md", "w") as f:
-        f.write(markdown(summary) + counts_markdown(summary.get("per_io_counts", {})))
+        f.write(markdown(summary) + counts)
     chart(summary, prefix)
-    sys.stdout.write(terminal(summary))
-    sys.stdout.write(counts_markdown(summary.get("per_io_counts", {})))
+    sys.stdout.write(terminal(summary) + counts)
 
 
 if __name__ == "__main__":

@@ -194,8 +194,8 @@ else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
 touch "$out/kernel-lane.go"  # the background 6.12 lane's cross-version pair may start
 
 stage "VM selftests"
-# About 1700-2300 s on a 2-core machine beside the two background lanes;
-# the timeout leaves room for a loaded machine, not for a hang.
+# 2673 s in CI (2-core machine, beside the two background lanes); the
+# timeout leaves room for a loaded machine, not for a hang.
 # The fault campaign (rnbd/040) injects 50 path failures here instead of
 # its 100 (FAULTS): 494 s of the 3300 s this run may take were that script
 # in a clean-clone run on a loaded 2-core machine, where the run hit its

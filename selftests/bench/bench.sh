@@ -338,23 +338,33 @@ counted_run() { # stack device workload-name -> one line of $BENCH_OUT.counts.js
     printf '{"stack": "%s", "workload": "%s", "ios": %d, "ramp_s": 2, "runtime_s": %d%s}\n' \
         "$stack" "$name" "$ios" "$runtime" "$fields" >> "$counts_out"
 }
+# after_rounds RUN FAILED WORKLOAD...: one more pass per stack, after the
+# measured rounds: RUN stack device workload for each workload, or, when the
+# stack cannot be loaded or mapped, FAILED stack workload for each.
+after_rounds() {
+    local run=$1 failed=$2 stack dev name
+    shift 2
+    for stack in "${stacks[@]}"; do
+        if dev=$(stack_up "$stack"); then
+            for name in "$@"; do "$run" "$stack" "$dev" "$name"; done
+        else
+            for name in "$@"; do "$failed" "$stack" "$name"; done
+        fi
+        stack_down "$stack" 2>/dev/null
+        sleep 1
+    done
+}
 counts_out=${BENCH_OUT:-/results/bench}.counts.jsonl
+counts_unmapped() { # stack workload
+    printf '{"stack": "%s", "workload": "%s", "error": "could not load or map"}\n' "$1" "$2" >> "$counts_out"
+}
+profile_unmapped() { # stack workload
+    echo "# bench: $1: could not load or map" | tee "$profile_prefix-$1-$2.txt"
+}
 if [ "${BENCH_COUNTS:-1}" = 1 ]; then
     : > "$counts_out"
     read -r -a counted <<< "${BENCH_COUNTS_WORKLOADS:-randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd8 write-128k-qd8}"
-    if counts_up; then
-        for stack in "${stacks[@]}"; do
-            if ! dev=$(stack_up "$stack"); then
-                for name in "${counted[@]}"; do
-                    printf '{"stack": "%s", "workload": "%s", "error": "could not load or map"}\n' "$stack" "$name" >> "$counts_out"
-                done
-            else
-                for name in "${counted[@]}"; do counted_run "$stack" "$dev" "$name"; done
-            fi
-            stack_down "$stack" 2>/dev/null
-            sleep 1
-        done
-    fi
+    counts_up && after_rounds counted_run counts_unmapped "${counted[@]}"
     counts_down
 fi
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
@@ -362,17 +372,7 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
     if ! command -v perf >/dev/null; then
         echo "# bench: profile: no perf on this system (Debian's linux-perf on the host)"
     else
-        for stack in "${stacks[@]}"; do
-            if ! dev=$(stack_up "$stack"); then
-                for name in "${profiled[@]}"; do
-                    echo "# bench: $stack: could not load or map" | tee "$profile_prefix-$stack-$name.txt"
-                done
-            else
-                for name in "${profiled[@]}"; do profile_run "$stack" "$dev" "$name"; done
-            fi
-            stack_down "$stack" 2>/dev/null
-            sleep 1
-        done
+        after_rounds profile_run profile_unmapped "${profiled[@]}"
     fi
 fi
 echo "# bench: results in $out"

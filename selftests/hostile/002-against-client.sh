@@ -192,8 +192,18 @@ for entry in "${cases[@]}"; do
                     echo 18446744073709551615 > $knob
                     seen=$(read_twice "$dev" 2>"$tmp/py.err")
                     echo 0 > $knob
-                    sleep 2
-                    landed=$(since_mark "case-$n" | sed -n "s/.*client case $name: spray on connection [0-9]*: \([0-9]*\) writes landed.*/\1/p" | tail -1)
+                    # The spray logs its count when a write fails or, where
+                    # the peer's QP is gone and nothing answers, when its
+                    # completion wait (10 s) gives up: wait for that line
+                    # (up to 45 s by the clock: 20 s of spraying + 10 s).
+                    now_ms; t1=$REPLY landed=
+                    while :; do
+                        landed=$(since_mark "case-$n" | sed -n "s/.*client case $name: spray on connection [0-9]*: \([0-9]*\) writes landed.*/\1/p" | tail -1)
+                        now_ms
+                        [ -n "$landed" ] || [ $((REPLY - t1)) -gt 45000 ] && break
+                        sleep 1
+                    done
+                    [ -n "$landed" ] || map="$map; no spray count logged within 45 s"
                     first= later=
                     read -r first later <<<"$seen"
                     if [ -n "$first" ] && [ "$first" = "$later" ] && [ "${landed:-0}" -gt 0 ]; then

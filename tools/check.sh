@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make check`: every test of the product, from nothing, with one totals line.
 #   1. setup (idempotent)           5. lint; host script tests (tools/tests)
-#   2. modules build, no warnings   6. build gates (tools/gate-tests)
-#   3. host unit tests (gtest)      7. VM selftests (TAP, kernel log judged)
-#   4. fuzzers (bounded time)       7b. VM install (CHECK_INSTALL=1 only)
+#   2. modules build, no warnings;  6. build gates (tools/gate-tests)
+#      Linux 6.1's RNBD (the peer); 7. VM selftests (TAP, kernel log judged):
+#      rnbdctl                         started after step 2, beside 3-6
+#   3. host unit tests (gtest)      7b. VM install (CHECK_INSTALL=1 only)
+#   4. fuzzers (bounded time)
 #   In the background from step 1, side by side:
 #   B1. kernel 6.12 lane (tools/kernel-lane.sh): build, gates, Linux 6.12's
 #       RNBD/RTRS, the selftests of selftests/kernel-6.12.list on 6.12, and
@@ -122,8 +124,36 @@ if [ $rc = 0 ] && ! grep -qiE 'warning' "$out/build.log"; then record build 1 0;
 make selftest-modules > "$out/build-selftest.log" 2>&1 && record "build (selftest modules)" 1 0 \
     || { tail -20 "$out/build-selftest.log"; record "build (selftest modules)" 0 1; }
 
+stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
+if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
+else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
+touch "$out/kernel-lane.go"  # the background 6.12 lane's cross-version pair may start
+
+stage "VM selftests: started in the background (the host stages run beside it)"
+# The main VM run is the longest step; it needs only the modules, the
+# selftest modules, Linux's 6.1 peer and rnbdctl (selftests/cli/). Alone on
+# the machine it leaves about 45% of the two cores idle (vmstat 5), so the
+# host stages below run beside it instead of before it.
+# 2394 s in CI (2-core machine, beside the two background lanes, host stages
+# before it); the timeout leaves room for a loaded machine, not for a hang.
+# The fault campaign (rnbd/040) injects 50 path failures here instead of
+# its 100 (FAULTS): 494 s of the 3300 s this run may take were that script
+# in a clean-clone run on a loaded 2-core machine, where the run hit its
+# timeout; 50 still gives every kind of fault several times.
+make -j2 rnbdctl > "$out/build-rnbdctl.log" 2>&1 && record "build (rnbdctl)" 1 0 \
+    || { tail -20 "$out/build-rnbdctl.log"; record "build (rnbdctl)" 0 1; }
+rm -f "$out/vm-selftests.rc" "$out/vm-selftests.seconds"
+(
+    started=$SECONDS
+    tools/vm/run.sh --timeout "${VM_TIMEOUT:-3300}" --log "$out/vm-selftests.log" -- env FAULTS="${FAULTS:-50}" selftests/run.sh \
+        > "$out/vm-selftests.out" 2>&1
+    echo $? > "$out/vm-selftests.rc"
+    echo $((SECONDS - started)) > "$out/vm-selftests.seconds"
+) &
+main_vm_job=$!
+
 stage "host unit tests"
-make host-tests > "$out/host-tests.log" 2>&1; rc=$?
+make -j2 host-tests > "$out/host-tests.log" 2>&1; rc=$?
 grep -vE '^\s+HOST' "$out/host-tests.log" | tail -25
 hp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
 hf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
@@ -188,26 +218,17 @@ skips_of "build gates" tools/gate-tests/run.sh "$out/gates.log"; f=$((f + skip_f
 if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; tail -5 "$out/gates.log"; failures+=("build gates: make gate-tests exited $rc with no 'not ok' line"); fi
 record "build gates" "$p" "$f" "$s"
 
-stage "upstream RNBD/RTRS (interop peer) from linux-source-6.1"
-if tools/upstream/build.sh > "$out/upstream-build.log" 2>&1; then record "upstream peer build" 1 0
-else tail -20 "$out/upstream-build.log"; record "upstream peer build" 0 1; fi
-touch "$out/kernel-lane.go"  # the background 6.12 lane's cross-version pair may start
-
-stage "VM selftests"
-# 2673 s in CI (2-core machine, beside the two background lanes); the
-# timeout leaves room for a loaded machine, not for a hang.
-# The fault campaign (rnbd/040) injects 50 path failures here instead of
-# its 100 (FAULTS): 494 s of the 3300 s this run may take were that script
-# in a clean-clone run on a loaded 2-core machine, where the run hit its
-# timeout; 50 still gives every kind of fault several times.
-tools/vm/run.sh --timeout "${VM_TIMEOUT:-3300}" --log "$out/vm-selftests.log" -- env FAULTS="${FAULTS:-50}" selftests/run.sh \
-    > "$out/vm-selftests.out" 2>&1; rc=$?
+stage "VM selftests: wait for the run started after the builds"
+wait "$main_vm_job" 2>/dev/null
+rc=$(cat "$out/vm-selftests.rc" 2>/dev/null || echo 1)
+main_vm_seconds=$(cat "$out/vm-selftests.seconds" 2>/dev/null || echo 0)
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
 read -r p f s < <(tap_count "$out/vm-selftests.log")
 [ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
 failures_of "VM selftests" "$out/vm-selftests.log" "$out/vm-selftests.out"
 skips_of "VM selftests" selftests/run.sh "$out/vm-selftests.log"; f=$((f + skip_failures))
 record "VM selftests" "$p" "$f" "$s"
+summary[-1]+=" (its own: ${main_vm_seconds}s, beside steps 3-6)"
 
 # The installed product (make install, udev names, the unit's save/restore,
 # make uninstall; DKMS): selftests/install/{make-install-udev,dkms}.sh take

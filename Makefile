@@ -36,7 +36,7 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt common kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests selftest-modules vm-tests kdir-check
+.PHONY: install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests plant-tests selftest-modules vm-tests kdir-check
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -62,6 +62,10 @@ include tools/rnbdctl/rnbdctl.mk
 # The build gates must reject what they promise to reject.
 gate-tests: kdir-check
 	tools/gate-tests/run.sh "$(KDIR)"
+
+# Harness faults planted in a copy of the tree must fail make check's verdicts.
+plant-tests: selftest-modules
+	tools/plant-tests/run.sh
 
 # ---- VM ----
 vm-tests: selftest-modules

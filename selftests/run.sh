@@ -30,10 +30,43 @@ if [ -w "$kmemleak" ]; then
     echo scan > "$kmemleak"; echo clear > "$kmemleak"
 fi
 
+# After each script: nothing of the product, of Linux's peer or of the test
+# modules stays loaded, so no script inherits another's state (and takes the
+# blame for its teardown). What stays is a "not ok" of that script (numbered
+# 1000, past any plan) and is unloaded here. brd and null_blk are unloaded
+# too, silently: the next script gets the size and count it asks for.
+test_modules="rnbd_client rtrs_hostile rtrs_clt_selftest rtrs_srv_selftest rtrs_ib_selftest rtrs_client
+    rnbd_server rtrs_server rtrs_core cxxrt_selftest"
+left_behind() {
+    local m left=
+    for m in $test_modules; do grep -q "^$m " /proc/modules && left="$left $m"; done
+    echo "${left# }"
+}
+teardown_check() { # script
+    local left m d devs=
+    for d in /sys/block/rnbd*; do [ -e "$d" ] && devs="$devs ${d##*/}"; done
+    left=$(left_behind)
+    [ -z "$left$devs" ] || {
+        echo "not ok 1000 - $1 left behind:${devs:+ devices$devs;}${left:+ modules $left}"
+        for m in $left; do rmmod "$m" 2>/dev/null; done
+        left=$(left_behind)
+        [ -z "$left" ] || echo "# still loaded after rmmod: $left (the next scripts inherit them)"
+        return 1
+    }
+    for m in brd null_blk; do
+        grep -q "^$m " /proc/modules || continue
+        rmmod $m 2>/dev/null || { echo "not ok 1000 - $1 left $m busy (rmmod failed)"; return 1; }
+    done
+    return 0
+}
+
 for script in $scripts; do
     echo "# === $script"
     start=$(date +%s)
-    if ! bash "$script"; then
+    failed_here=0
+    bash "$script" || failed_here=1
+    teardown_check "$script" || failed_here=1
+    if [ $failed_here = 1 ]; then
         echo "# FAILED: $script"
         failed=$((failed + 1))
     fi

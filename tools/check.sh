@@ -15,7 +15,9 @@
 #       against it, the selftests of selftests/debug-lane.list, a kmemleak scan.
 #   Then, alone on the machine (both lanes done):
 #   8. VM pair: two VMs, rnbd across cable pulls; min-latency under netem
-#   9. VM negative tests: the runner must fail on a WARN and a leaked object
+#   9. VM negative tests: the runner must fail on a WARN and a leaked object;
+#      planted harness faults (tools/plant-tests): a hang, a skip after setup,
+#      a lost teardown, a missed log pattern, ignored exit codes must fail
 #   10. the lanes' results; what failed, by name; the summary.
 # Each stage adds to the totals; the summary gives each stage's duration and
 # the total wall time, and names every script that skipped (a hostile, CLI or
@@ -50,18 +52,10 @@ record_time() { # name: a step that counts no tests, only its time
     mark=$SECONDS
 }
 # What failed, by name, to repeat just above the summary (a CI log may show
-# only its tail): failing TAP lines, gtest and fuzzer failures, the VM
-# runners' verdicts.
+# only its tail): tools/check-verdicts.sh's failures_of and verdict_*.
 declare -a failures=()
-failures_of() { # stage file...
-    local stage=$1 file line; shift
-    for file in "$@"; do
-        [ -f "$file" ] || continue
-        while IFS= read -r line; do failures+=("$stage: $line"); done < <(
-            grep -E '^not ok [0-9]+|^# FAILED: |^\[  FAILED  \] [A-Za-z]|^fuzz: [^ ]+ FAILED|^run\.sh: .*: FAIL|^run-pair\.sh: FAIL|^(kernel|debug)-lane: .*(failed|FAIL)([^A-Z_]|$)' "$file" \
-                | tap_drop_directives | head -20)
-    done
-}
+. tools/check-verdicts.sh
+
 stage "setup"
 if ! tools/setup.sh; then
     record setup 0 1
@@ -155,20 +149,8 @@ main_vm_job=$!
 stage "host unit tests"
 make -j2 host-tests > "$out/host-tests.log" 2>&1; rc=$?
 grep -vE '^\s+HOST' "$out/host-tests.log" | tail -25
-hp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
-hf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out/host-tests.log" | tail -1)
-if [ -z "$hp$hf" ]; then hf=1; fi  # did not build or crashed
-failures_of "host unit tests" "$out/host-tests.log"
-# LeakSanitizer reports after gtest's summary and then exits non-zero: the
-# exit status counts, whatever the summary said.
-if [ $rc != 0 ]; then
-    while IFS= read -r line; do failures+=("host unit tests: $line"); done < <(
-        grep -E '^(==[0-9]+==)?ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|runtime error:' "$out/host-tests.log" | head -5)
-    if [ "${hf:-0}" = 0 ]; then
-        hf=1; failures+=("host unit tests: make host-tests exited $rc (see $out/host-tests.log)")
-    fi
-fi
-record "host unit tests" "${hp:-0}" "${hf:-0}"
+verdict_host_tests "$out/host-tests.log" $rc
+record "host unit tests" "$v_p" "$v_f"
 
 if [ "${SKIP_FUZZ:-}" != 1 ]; then
     # 14 targets: 6 s each keeps the stage near 2 minutes on 2 cores (CI time).
@@ -185,12 +167,10 @@ fi
 stage "lint (clang: lock annotations, no global constructors)"
 tools/lint.sh > "$out/lint.log" 2>&1; rc=$?
 grep -E '^(not ok|#   )|^1\.\.0' "$out/lint.log" | head -40
-failures_of lint "$out/lint.log"
-read -r p f s < <(tap_count "$out/lint.log")
-skips_of lint tools/lint.sh "$out/lint.log"
+verdict_tap lint tools/lint.sh "$out/lint.log" $rc
+p=$v_p f=$v_f s=$v_s
 # The modules are built by now: a lint that skips (no generated header) failed.
 if [ "$s" -gt 0 ]; then f=$((f + 1)); failures+=("lint: skipped after the build: $(grep -m1 '^1\.\.0' "$out/lint.log")"); fi
-if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; failures+=("lint: tools/lint.sh exited $rc with no 'not ok' line"); fi
 record lint "$p" "$f" "$s"
 
 stage "host script tests (tools/tests: the log judge under every awk, mkinitramfs)"
@@ -199,10 +179,8 @@ for t in tools/tests/*.sh; do
     name=$(basename "$t" .sh)
     "$t" > "$out/host-script-$name.log" 2>&1; rc=$?
     grep -E '^not ok|^#   ' "$out/host-script-$name.log" | head -20
-    read -r p f s < <(tap_count "$out/host-script-$name.log")
-    [ $rc = 0 ] || [ "$f" -gt 0 ] || f=1  # the script itself failed
-    failures_of "host script tests ($name)" "$out/host-script-$name.log"
-    skips_of "host script tests" "$t" "$out/host-script-$name.log"; f=$((f + skip_failures))
+    verdict_tap "host script tests ($name)" "$t" "$out/host-script-$name.log" $rc
+    p=$v_p f=$v_f s=$v_s
     hs_p=$((hs_p + p)); hs_f=$((hs_f + f)); hs_s=$((hs_s + s))
 done
 echo "$hs_p passed, $hs_f failed, $hs_s skipped"
@@ -211,11 +189,8 @@ record "host script tests" "$hs_p" "$hs_f" "$hs_s"
 stage "build gates"
 make gate-tests > "$out/gates.log" 2>&1; rc=$?
 grep -E '^(ok|not ok)' "$out/gates.log"
-failures_of "build gates" "$out/gates.log"
-read -r p f s < <(tap_count "$out/gates.log")
-skips_of "build gates" tools/gate-tests/run.sh "$out/gates.log"; f=$((f + skip_failures))
-# kdir-check or the runner failed before any TAP: one failure.
-if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; tail -5 "$out/gates.log"; failures+=("build gates: make gate-tests exited $rc with no 'not ok' line"); fi
+verdict_tap "build gates" tools/gate-tests/run.sh "$out/gates.log" $rc
+p=$v_p f=$v_f s=$v_s
 record "build gates" "$p" "$f" "$s"
 
 stage "VM selftests: wait for the run started after the builds"
@@ -223,10 +198,8 @@ wait "$main_vm_job" 2>/dev/null
 rc=$(cat "$out/vm-selftests.rc" 2>/dev/null || echo 1)
 main_vm_seconds=$(cat "$out/vm-selftests.seconds" 2>/dev/null || echo 0)
 grep -E '^(ok|not ok)|^# (===|FAILED)|run.sh:' "$out/vm-selftests.out" | tail -200
-read -r p f s < <(tap_count "$out/vm-selftests.log")
-[ $rc = 0 ] || f=$((f + 1))  # the run itself failed (crash, WARN, timeout, ...)
-failures_of "VM selftests" "$out/vm-selftests.log" "$out/vm-selftests.out"
-skips_of "VM selftests" selftests/run.sh "$out/vm-selftests.log"; f=$((f + skip_failures))
+verdict_vm "VM selftests" "$out/vm-selftests.log" "$out/vm-selftests.out" "$rc"
+p=$v_p f=$v_f s=$v_s
 record "VM selftests" "$p" "$f" "$s"
 summary[-1]+=" (its own: ${main_vm_seconds}s, beside steps 3-6)"
 
@@ -315,6 +288,16 @@ fi
 # The lockdep negative test (tools/vm/selftest-lockdep.sh) needs a lockdep
 # kernel: the debug lane below runs it (on this kernel it would only SKIP).
 record "VM negative tests" $neg_p $neg_f
+
+stage "planted harness faults (tools/plant-tests): each must fail this script's verdict"
+# A hang, a skip after setup, a skipped hostile script, a lost teardown, a
+# kernel report in the log, and ignored exit codes (host tests' LeakSanitizer,
+# a host script, lint), each planted in a copy of the tree and judged by
+# tools/check-verdicts.sh, the functions the stages above use.
+tools/plant-tests/run.sh > "$out/plant-tests.log" 2>&1; rc=$?
+grep -E '^(ok|not ok)' "$out/plant-tests.log"
+verdict_tap "planted harness faults" tools/plant-tests/run.sh "$out/plant-tests.log" $rc
+record "planted harness faults" "$v_p" "$v_f" "$v_s"
 
 stage "kernel 6.12 lane (ran in the background): build, gates, Linux 6.12's RNBD/RTRS, VM selftests of selftests/kernel-6.12.list, 6.1 <-> 6.12 pair"
 grep -E '^(ok|not ok)|^gates on|^# (===|---|FAILED)|run.sh:|^kernel-lane:|^check-ko:|^\[[ab]\] not ok|run-pair.sh:' \

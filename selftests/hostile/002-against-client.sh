@@ -156,7 +156,16 @@ for entry in "${cases[@]}"; do
                     result=pass
                 fi ;;
             map_fails)
-                if [ "$rc" != 0 ] && [ "$ms" -lt 60000 ] && ! grep -q "Unknown error" "$tmp/err"; then result=pass; fi ;;
+                # A refused map leaves nothing behind: no device, and the
+                # session's sysfs directory gone within 5 s.
+                left=
+                [ -n "$(new_devices "$before_dev")" ] && left=" a device"
+                for _ in $(seq 25); do [ -e /sys/class/rtrs-client/hostile-$n ] || break; sleep 0.2; done
+                [ -e /sys/class/rtrs-client/hostile-$n ] && left="$left the session hostile-$n"
+                [ -n "$left" ] && map="$map; left behind:$left"
+                if [ "$rc" != 0 ] && [ "$ms" -lt 60000 ] && ! grep -q "Unknown error" "$tmp/err" && [ -z "$left" ]; then
+                    result=pass
+                fi ;;
             closes)
                 sleep 3
                 if [ "$rc" != 0 ] || since_mark "case-$n" | grep -q "client case $name: the client closed the path"; then

@@ -127,9 +127,20 @@ check "b: min-latency: path 0 (undelayed) carries >= 90% of the verified IO" car
 check "b: tc netem: the delay moves to ${srv[0]} (path 0)" delay_to "${srv[0]}"
 check "b: now path 0's round trip is the longer" slower "$p0" "$p1"
 check "b: min-latency: path 1 now carries >= 90% of the verified IO" carries "$p1" "$p0"
-check "b: round-robin still uses both (the delayed path is up)" bash -c \
-    "echo rr > $sess/mpath_policy && cat $checkfile > /tmp/netem-rr && cat /tmp/netem-rr && grep -q ' errors 0 ' /tmp/netem-rr &&
-     [ \$(cut -d' ' -f1 '$p0/stats/rdma') -gt 0 ]"
+# round_robin P0 P1: with round-robin, statistics reset after the switch
+# (the min-latency rounds left IO on both), each path carries 40-60% of the
+# verified IO.
+round_robin() {
+    echo rr > "$sess/mpath_policy" || return 1
+    echo 1 > "$1/stats/reset_all" && echo 1 > "$2/stats/reset_all" || return 1
+    cat $checkfile > /tmp/netem-rr || return 1
+    cat /tmp/netem-rr
+    grep -q ' errors 0 ' /tmp/netem-rr || return 1
+    local a b; a=$(ios "$1") b=$(ios "$2")
+    echo "path 0 $a IOs, path 1 $b IOs"
+    [ $((a + b)) -gt 0 ] && [ $((100 * a / (a + b))) -ge 40 ] && [ $((100 * a / (a + b))) -le 60 ]
+}
+check "b: round-robin uses both paths (the delayed one is up): each carries 40-60% of the verified IO" round_robin "$p0" "$p1"
 tc qdisc del dev "$nic" root
 check "b: rmmod rtrs-clt-selftest rtrs-client" rmmod rtrs_clt_selftest rtrs_client
 if klog | grep -q "cxxrt: leak"; then not_ok "b: no leak at module exit"; else ok "b: no leak at module exit"; fi

@@ -75,8 +75,12 @@ cleanup() {
 trap cleanup EXIT
 have_failslab=0
 [ ${#fs_phases[@]} -gt 0 ] && [ -d $fs ] && [ -e /proc/thread-self/fail-nth ] && have_failslab=1
-# One TAP line per (module, operation) and per failslab operation.
-tap_plan $((3 + ${#modules[@]} * ${#phases[@]} + ${#fs_phases[@]}))
+# One TAP line per (module, operation) and per failslab operation; one more
+# per map phase (its counter counted) and one for the whole sweep.
+map_checks=1
+for p in "${phases[@]}"; do [ "$p" = map ] && map_checks=$((map_checks + ${#modules[@]})); done
+if [ $have_failslab = 1 ]; then for p in "${fs_phases[@]}"; do [ "$p" = map ] && map_checks=$((map_checks + 1)); done; fi
+tap_plan $((3 + ${#modules[@]} * ${#phases[@]} + ${#fs_phases[@]} + map_checks))
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
 if ! rnbd_stack_setup 1 16384 sess_queue_depth=8 max_chunk_size=16384; then not_ok "setup"; tap_skip_all "setup failed"; fi
 ok "setup: rxe, brd, our four modules (sess_queue_depth=8)"
@@ -366,8 +370,14 @@ for k in "${keys[@]}"; do
     summary=$(printf '%s' "${reasons_of[$k]:-}" | sort | uniq -c | awk '{ c = $1; $1 = ""; printf "%s%s %d", sep, substr($0, 2), c; sep = ", " }')
     diag "$k: ${t[0]} of ${count[$k]} allocations failed in turn (N = ${ns_of[$k]:-none}): ${t[1]} refused (${summary:-none}), ${t[2]} succeeded anyway, ${t[3]} not reached, ${t[4]} bad"
     check "$k: ${t[0]} allocations failed in turn: clean errno or success, nothing left, next attempt works" [ "${t[4]}" = 0 ]
+    # Every module allocates when a device is mapped: a map phase that
+    # counted none means the counter (fail_nth, failslab) counted nothing,
+    # and the sweep above tested nothing. (IO and unmap may allocate none.)
+    [[ $k == *" map" ]] && check "$k: the counter saw the map's allocations (${count[$k]:-0})" [ "${count[$k]:-0}" -gt 0 ]
     total=$((total + t[0])) refused=$((refused + t[1]))
 done
+check "the sweep failed allocations ($total) and some were refused with an errno ($refused)" \
+    test "$total" -gt 0 -a "$refused" -gt 0
 if [ $have_failslab = 0 ]; then
     for p in "${fs_phases[@]}"; do
         skip "failslab $p" "kernel without CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS (Debian's): runs on the debug kernel"

@@ -38,7 +38,7 @@ check "remove_path 0 while IO runs" bash -c "echo 1 > '$p0/remove_path'"
 wait $reader
 check "no IO lost, failed or corrupted" clt_io_clean /tmp/ar-check2
 check "path 0's directory is gone" test ! -e "$p0"
-check "remove_path refuses 0" bash -c "! echo 0 > '$p1/remove_path' 2>/dev/null"
+expect_errno "remove_path refuses 0" EINVAL "$p1/remove_path" 0
 
 cat $clt_checkfile > /tmp/ar-check3 &
 reader=$!

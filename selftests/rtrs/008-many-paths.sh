@@ -39,7 +39,7 @@ used_by_all() {
 }
 check "round-robin gave every one of the $npaths paths IO" used_by_all
 ip addr add 192.0.2.250/32 dev "${RXE_NETDEV[0]}"
-check "add_path number $((npaths + 1)) is refused (EINVAL)" bash -c "! echo ip:192.0.2.250@ip:$a0 > $clt_sess_dir/add_path"
+expect_errno "add_path number $((npaths + 1)) is refused" EINVAL $clt_sess_dir/add_path "ip:192.0.2.250@ip:$a0"
 remove_added() {
     local s
     for s in "${sources[@]}"; do echo 1 > "$clt_sess_dir/paths/ip:$s@ip:$a0/remove_path" || return 1; done

@@ -63,6 +63,9 @@ hostile_cases=${HOSTILE_CASES:-'^(read_inv_post_failed|read_inv_failed|read_inv_
 seed=${SWEEP_SEED:-$((RANDOM * 32768 + RANDOM))}
 sweep=(FAILSLAB_STEPS="${FAILSLAB_STEPS:-3}" SWEEP_STEPS="${SWEEP_STEPS:-1}" SWEEP_PHASES="${SWEEP_PHASES-map}" SWEEP_SEED="$seed")
 say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
+# hostile/003 (one client's floods while another maps) at a small scale: a
+# share of 2 sessions and 6 connections, 60 s for each of the flood's
+# connects (a session's setup takes seconds on this kernel under TCG).
 # 4-level paging: with LA57 (QEMU's max CPU has it) Linux 6.1's
 # identify_cpu() clears the boot CPU's feature words for a moment, an
 # interrupt then finds KASAN's 5-level address bounds gone and reports a
@@ -71,6 +74,7 @@ say "allocation-failure sweep: ${sweep[*]} (SWEEP_SEED=$seed repeats its steps)"
 "$top/tools/vm/run.sh" --kernel "$dir/root/boot/vmlinuz-$release" --kdir "$dir/root" --abi "$release" \
     --cpu max,la57=off --smp "${DEBUG_VM_SMP:-2}" --mem 3072 --boot-timeout 300 --cwd "$tree" --results "$top/build/debug/results" --timeout "${DEBUG_VM_TIMEOUT:-3000}" \
     --log "$out/debug-vm.log" -- env E2E_FIO_SIZE=4m HOSTILE_FIO_SIZE=2m HOSTILE_CASES="$hostile_cases" "${sweep[@]}" \
+    FAIR_SHARE_SCALE=small HOSTILE_CONNECT_MS=60000 \
     selftests/run.sh "${patterns[@]}"
 vm=$?
 # Lockdep sees each C++ lock as its own class: an AB-BA order of two C++

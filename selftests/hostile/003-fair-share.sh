@@ -21,9 +21,18 @@ cd "$(dirname "$0")/../.."
 hostile_init fair
 
 # max_sessions has room for the flood and one more client; the flood asks
-# more than its client's share.
-sessions_per_client=8 max_sessions=10 flood=12
-per_path=8 conn_budget=20
+# more than its client's share. FAIR_SHARE_SCALE=small (the debug lane: a
+# KASAN kernel under TCG sets up a session in seconds) keeps the shape with
+# a share of 2 sessions and 6 connections (paths of 3: a good client with
+# two vCPUs opens 3); HOSTILE_CONNECT_MS gives the
+# flood's connects and answers longer than the module's default 10 s.
+if [ "${FAIR_SHARE_SCALE:-}" = small ]; then
+    sessions_per_client=2 max_sessions=3 flood=4
+    per_path=3 conn_budget=6
+else
+    sessions_per_client=8 max_sessions=10 flood=12
+    per_path=8 conn_budget=20
+fi
 srv_args="sess_queue_depth=64 max_sessions=$max_sessions max_sessions_per_client=$sessions_per_client"
 srv_args="$srv_args max_connections_per_path=$per_path max_connections_per_client=$conn_budget max_connections=64"
 counters=/sys/kernel/debug/rtrs_server
@@ -57,7 +66,7 @@ counters_line() {
 start_flood() {
     local name=$1 i; shift
     mark "$name"
-    insmod $ko addr="$hostile_addr" hold_ms=600000 "$@" &
+    insmod $ko addr="$hostile_addr" hold_ms=600000 ${HOSTILE_CONNECT_MS:+connect_ms=$HOSTILE_CONNECT_MS} "$@" &
     flood_pid=$!
     for ((i = 0; i < 300; i++)); do
         since_mark "$name" | grep -q 'rtrs_hostile: # flood: holding' && return 0

@@ -88,12 +88,22 @@ static uint hold_ms;
 module_param(hold_ms, uint, 0644);
 MODULE_PARM_DESC(hold_ms, "The flood cases keep what they opened this long (writable while they hold: 0 ends the hold)");
 
+static uint connect_ms = 10000;
+module_param(connect_ms, uint, 0444);
+MODULE_PARM_DESC(connect_ms, "How long a connect, an answer or a completion is waited for, in ms (default 10000; 1000 to 600000; the debug kernel under TCG needs more)");
+
 static DECLARE_WAIT_QUEUE_HEAD(rtrs_hostile_wq);
 
 /* KAPI: process context. */
 unsigned int rtrs_hostile_hold_ms(void)
 {
 	return READ_ONCE(hold_ms);
+}
+
+/* KAPI: any context. */
+unsigned int rtrs_hostile_connect_ms(void)
+{
+	return clamp_t(uint, connect_ms, 1000, 600000);
 }
 
 /* KAPI: any context (completion handlers call it from softirq). */

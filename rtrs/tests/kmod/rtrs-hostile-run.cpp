@@ -34,6 +34,7 @@ int rtrs_hostile_run(const unsigned char* ipv4, unsigned short port, const char*
                      unsigned int flood_paths, unsigned int flood_connections,
                      unsigned int flood_connections_budget, const unsigned char* ipv4_second) noexcept;
 unsigned int rtrs_hostile_hold_ms(void) noexcept;
+unsigned int rtrs_hostile_connect_ms(void) noexcept;
 void rtrs_hostile_wake(void) noexcept;
 int rtrs_hostile_wait(int (*done)(void* arg), void* arg, unsigned int timeout_ms) noexcept;
 void rtrs_hostile_sleep_ms(unsigned int ms) noexcept;
@@ -54,7 +55,10 @@ namespace rwire = rtrs::wire;
 namespace ncodec = rnbd::codec;
 namespace nwire = rnbd::wire;
 
-constexpr unsigned kConnectMs = 10000;  // TCG and rxe are slow
+// How long a connect, an answer or a completion is waited for: the
+// connect_ms parameter (10 s by default: TCG and rxe are slow; the debug
+// kernel under TCG needs more).
+unsigned connect_timeout_ms() { return rtrs_hostile_connect_ms(); }
 constexpr unsigned kReactionMs = 4000;  // how long the server has to react to bad input
 constexpr unsigned kTeardownMs = 5000;
 constexpr u32 kSendBufferSize = 16384;
@@ -197,7 +201,7 @@ public:
             return Error(cxxrt::err::kNoMem);
         auto id = CXXRT_TRY(CmId::create(Gfp::kernel(), *this));
         conn_ = CXXRT_TRY(Connection::create(Gfp::kernel(), cxxrt::move(id)));
-        return conn_->cm_id().resolve_addr(nullptr, destination, int(kConnectMs));
+        return conn_->cm_id().resolve_addr(nullptr, destination, int(connect_timeout_ms()));
     }
 
     void on_cm_event(CmId& id, const CmEvent& event) override;
@@ -397,7 +401,7 @@ Result<void> Conn::on_addr_resolved(CmId& id)
     recv_buffer_ = CXXRT_TRY(DmaBuffer::create(Gfp::kernel(), id.device(), kSlots * kSlotSize, DmaDirection::kFromDevice));
     for (u32 i = 0; i < kSlots; ++i)
         CXXRT_TRY(repost(slots_[i]));
-    return id.resolve_route(int(kConnectMs));
+    return id.resolve_route(int(connect_timeout_ms()));
 }
 
 void Conn::on_cm_event(CmId& id, const CmEvent& event)
@@ -520,7 +524,7 @@ Observed Path::connect_raw(u16 slot, ConstByteSpan private_data)
         seen.kind = Observed::kSetupFailed;
         return seen;
     }
-    if (!wait_until([&c] { return c.settled.load() > 0; }, kConnectMs))
+    if (!wait_until([&c] { return c.settled.load() > 0; }, connect_timeout_ms()))
         return seen;
     if (c.rejected.load()) {
         seen.kind = Observed::kRejected;
@@ -548,7 +552,7 @@ Result<void> Path::make_buffers()
     CXXRT_TRY(response_mr_->map(*response_buffer_, 0, kResponseBufferSize));
     Op reg;
     CXXRT_TRY(response_mr_->post_register(conns_[0]->qp(), &reg.done, kLocalWrite | kRemoteWrite, kSignaled));
-    if (!reg.wait_ok(kConnectMs))
+    if (!reg.wait_ok(connect_timeout_ms()))
         return Error(cxxrt::err::kIo);
     response = response_buffer_->data();
     return {};
@@ -564,8 +568,8 @@ Result<void> Path::send(u16 cid, ConstByteSpan bytes)
     Sge sge = send_buffer_->sge(pd_->local_dma_lkey(), 0, bytes.size());
     Op op;
     CXXRT_TRY(conns_[cid]->qp().post_send(&op.done, Span<const Sge>(&sge, 1), kSignaled));
-    (void)op.wait_ok(kConnectMs);  // the server may close before it acknowledges
-    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    (void)op.wait_ok(connect_timeout_ms());  // the server may close before it acknowledges
+    (void)wait_until([&op] { return op.count.load() > 0; }, connect_timeout_ms());
     return {};
 }
 
@@ -576,7 +580,7 @@ Result<void> Path::info(StringView name)
     Conn& service = *conns_[0];
     int before = service.plain_sends.load();
     CXXRT_TRY(send(0, ConstByteSpan(message, length)));
-    if (!wait_until([&] { return service.plain_sends.load() > before || closed(); }, kConnectMs) ||
+    if (!wait_until([&] { return service.plain_sends.load() > before || closed(); }, connect_timeout_ms()) ||
         service.plain_sends.load() == before)
         return Error(cxxrt::err::kTimedOut);
     if (!service.conn_rsp_valid)
@@ -607,7 +611,7 @@ Result<void> Path::write_chunk(u16 cid, u32 chunk_id, ConstByteSpan bytes, u32 i
     RemoteBuffer remote{chunks[chunk_id].addr, chunks[chunk_id].key};
     Op op;
     CXXRT_TRY(conns_[cid]->qp().post_write_imm(&op.done, Span<const Sge>(&sge, 1), remote, imm, kSignaled));
-    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    (void)wait_until([&op] { return op.count.load() > 0; }, connect_timeout_ms());
     return {};
 }
 
@@ -617,7 +621,7 @@ Result<void> Path::write_imm_only(u16 cid, u32 imm)
         return Error(cxxrt::err::kInval);
     Op op;
     CXXRT_TRY(conns_[cid]->qp().post_write_imm(&op.done, {}, RemoteBuffer{}, imm, kSignaled));
-    (void)wait_until([&op] { return op.count.load() > 0; }, kConnectMs);
+    (void)wait_until([&op] { return op.count.load() > 0; }, connect_timeout_ms());
     return {};
 }
 
@@ -679,11 +683,11 @@ Result<void> Path::race_io_request(u16 cid, Path& racer, u16 race_cid, u32 chunk
         Op after;
         posted = racer.post_word_burst(race_cid, chunk_id, field_offset, a, b, after);
         if (posted.is_ok())
-            (void)wait_until([&] { return after.count.load() > 0; }, kConnectMs);
+            (void)wait_until([&] { return after.count.load() > 0; }, connect_timeout_ms());
     }
     (void)wait_until([&] {
         return (!before_posted || before.count.load() > 0) && (!request_posted || request.count.load() > 0);
-    }, kConnectMs);
+    }, connect_timeout_ms());
     return posted;
 }
 
@@ -2757,7 +2761,7 @@ void ServeSession::probe()
         note("probe: cannot post");
         return;
     }
-    if (!wait_until([this] { return probe_op_.count.load() > 0; }, kConnectMs)) {
+    if (!wait_until([this] { return probe_op_.count.load() > 0; }, connect_timeout_ms())) {
         note("probe: no completion");
         return;
     }
@@ -2801,7 +2805,7 @@ void ServeSession::spray()
             stop = "cannot post";
             break;
         }
-        if (!wait_until([this, i] { return u32(spray_op_.count.load()) >= i; }, kConnectMs)) {
+        if (!wait_until([this, i] { return u32(spray_op_.count.load()) >= i; }, connect_timeout_ms())) {
             stop = "no completion";
             break;
         }

@@ -89,6 +89,11 @@ void kapi_wake_up_all(void *head)
 	wake_up_all((struct wait_queue_head *)head);
 }
 
+int kapi_wq_has_sleeper(void *head)
+{
+	return wq_has_sleeper((struct wait_queue_head *)head);
+}
+
 /* KAPI: process context; the entry lives on the waiter's stack. */
 void kapi_wait_entry_init(void *entry)
 {

@@ -331,7 +331,9 @@ void Session::put_permit(Permit& permit)
         cxxrt::log::err("session %s: permit %u returned twice", name_, permit.id);
         return;
     }
-    permit_wait_.wake_up();
+    // One permit back: one waiter may take it (once per IO: no lock taken
+    // when nobody waits).
+    permit_wait_.wake_up_if_waiting();
 }
 
 int Session::request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,

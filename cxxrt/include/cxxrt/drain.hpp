@@ -24,11 +24,12 @@ public:
 
     // Any context: one more user.
     void enter() { count_.fetch_add(1); }
-    // Any context: one user fewer; the last one wakes the waiters.
+    // Any context: one user fewer; the last one wakes the waiters, if any
+    // (a leave per IO takes no lock when nobody drains).
     void leave()
     {
         if (count_.fetch_sub(1) == 1)
-            idle_.wake_up_all();
+            idle_.wake_up_all_if_waiting();
     }
     // Any context: the users right now (a snapshot).
     u32 count() const { return count_.load(); }

@@ -34,6 +34,8 @@ int kapi_completion_done(void *completion) KAPI_NOEXCEPT;
 void kapi_waitqueue_init(void *head, const char *name, void *key) KAPI_NOEXCEPT;
 void kapi_wake_up(void *head) KAPI_NOEXCEPT;
 void kapi_wake_up_all(void *head) KAPI_NOEXCEPT;
+/* Any context: a full barrier, then whether a task waits on head (wq_has_sleeper). */
+int kapi_wq_has_sleeper(void *head) KAPI_NOEXCEPT;
 
 /*
  * The pieces of a wait_event loop, driven from C++ (cxxrt::WaitQueue):

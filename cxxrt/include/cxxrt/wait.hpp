@@ -61,6 +61,21 @@ public:
     // Any context.
     void wake_up() { kapi_wake_up(storage_); }
     void wake_up_all() { kapi_wake_up_all(storage_); }
+    // Any context: the same, only if a task waits (no lock taken otherwise:
+    // hot paths). The caller changed what the waiters' predicate reads just
+    // before; the full barrier in the test orders that change before the
+    // look at the queue, and a waiter queues itself before it re-tests, so
+    // either the waiter sees the change or this sees the waiter.
+    void wake_up_if_waiting()
+    {
+        if (kapi_wq_has_sleeper(storage_))
+            kapi_wake_up(storage_);
+    }
+    void wake_up_all_if_waiting()
+    {
+        if (kapi_wq_has_sleeper(storage_))
+            kapi_wake_up_all(storage_);
+    }
 
     // Process context, sleeps uninterruptibly until pred() is true.
     template <typename Pred>

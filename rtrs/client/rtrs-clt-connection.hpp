@@ -6,6 +6,7 @@
 #include <cxxrt/array.hpp>
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
+#include "rtrs/core/rtrs-signal.hpp"
 
 namespace rtrs::clt {
 
@@ -24,7 +25,12 @@ private:
 
 class ClientConnection final : public ib::CmEventHandler, cxxrt::Pinned {
 public:
-    ClientConnection(Path& path, u16 cid) : path_(path), cid_(cid) {}
+    // signal_interval: the IO queue depth its send queue is sized for (1 for
+    // the service connection: every post signalled).
+    ClientConnection(Path& path, u16 cid, u32 signal_interval)
+        : path_(path), cid_(cid), signal_(signal_interval)
+    {
+    }
     ~ClientConnection();
 
     // Resolves, creates the queues and connects; sleeps until established
@@ -64,6 +70,12 @@ public:
     // every earlier WR completed), and this lock keeps another context's
     // send from landing between the two.
     cxxrt::SpinLock& post_lock() CXXRT_RETURN_CAPABILITY(post_lock_) { return post_lock_; }
+    // Under post_lock(): the flag of an IO's last work request (signalled
+    // once per interval: rtrs/core/rtrs-signal.hpp).
+    ib::SendFlags next_io_signal() CXXRT_REQUIRES(post_lock_)
+    {
+        return signal_.next() ? ib::kSignaled : ib::kUnsignaled;
+    }
 
 private:
     friend class ReceiveSlot;
@@ -95,6 +107,7 @@ private:
     cxxrt::Array<ReceiveSlot> receive_slots_;
     ib::Completion send_done_{ib::Completion::member<ClientConnection, &ClientConnection::on_send_done>, this};
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::clt::ClientConnection::post_lock_">};
+    SignalInterval signal_ CXXRT_GUARDED_BY(post_lock_);
     // A caller is reaping this polled connection's CQ (poll()).
     Atomic<bool> polling_{false};
 };

@@ -104,7 +104,11 @@ Result<void> Path::connect()
     info_result_ = -cxxrt::err::kConnReset;
     connect_spoiled_.store(nullptr);
     for (u32 cid = 0; cid < connection_count_; ++cid) {
-        auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid));
+        // The IO connections' send queues hold 3 work requests per IO of
+        // the queue depth (connection_config): signalling one IO in
+        // queue_depth keeps them from filling.
+        auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid),
+                                                         cid == 0 ? 1u : params_.queue_depth);
         if (!made)
             return made.error();
         ClientConnection* connection = made.value().release();

@@ -173,13 +173,15 @@ Result<void> Path::submit(Permit& permit)
         if (registers) {
             // Behind a LOCAL_INV of the invalid key: see post_lock().
             CXXRT_TRY(connection->qp().post_local_inv(nullptr, invalid_key, ib::kUnsignaled));
+            // Unsignalled: a registration that fails completes anyway (and
+            // fails the path); a good one needs no completion of its own.
             CXXRT_TRY(request.mr_->post_register(connection->qp(), &connection->send_done(),
-                                                 ib::kLocalWrite | ib::kRemoteWrite, ib::kSignaled));
+                                                 ib::kLocalWrite | ib::kRemoteWrite, ib::kUnsignaled));
             registered = true;
         }
         return connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
                                                ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
-                                               ib::kSignaled);
+                                               connection->next_io_signal());
     }();
     if (!posted) {
         if (registered) {

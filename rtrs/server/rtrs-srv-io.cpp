@@ -20,8 +20,8 @@ u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
 
 // The rtrs_srv event send_io_resp_imm, as Linux fires it: for an answer
 // without READ data. Out of line and cold: the IO path only tests the
-// event's on-word (kernel/trace/kapi-rtrs-trace.h). We signal every answer, so the
-// event's unsignalled-send count is 0 and its signal interval 1.
+// event's on-word (kernel/trace/kapi-rtrs-trace.h). The unsignalled-send
+// count is not kept (0); the signal interval is the connection's.
 [[gnu::cold, gnu::noinline]] void trace_answer(Path& path, const ServerIo& io, bool always_invalidate, int error)
 {
     int state = RTRS_TRACE_SRV_CONNECTING;
@@ -33,7 +33,8 @@ u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
     case PathProtocol::State::kClosed: state = RTRS_TRACE_SRV_CLOSING; break;
     }
     ktrace::rtrs_srv::send_io_resp_imm(path.sysfs_name(), io.is_read ? RTRS_TRACE_DIR_READ : RTRS_TRACE_DIR_WRITE,
-                                       io.need_invalidate, always_invalidate, io.chunk_id, 0, 1, state, error);
+                                       io.need_invalidate, always_invalidate, io.chunk_id, 0,
+                                       int(io.connection->signal_interval()), state, error);
 }
 
 }  // namespace
@@ -418,7 +419,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     ib::Completion* const done = &io.response_done;
     if (!p.always_invalidate) {
         give_back.call();
-        return qp.post_write_imm(done, {}, ib::RemoteBuffer{}, imm, ib::kSignaled);
+        return qp.post_write_imm(done, {}, ib::RemoteBuffer{}, imm, io.connection->next_answer_signal());
     }
     const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
     CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
@@ -426,7 +427,7 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     rkey_responses_->sync_for_device();
     ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
     give_back.call();
-    return qp.post_send_imm(done, Span<const ib::Sge>(&sge, 1), imm, ib::kSignaled);
+    return qp.post_send_imm(done, Span<const ib::Sge>(&sge, 1), imm, io.connection->next_answer_signal());
 }
 
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)

@@ -207,7 +207,10 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
         return Error(-refusal_errno(why));
     }
     ++charged_connections_;
-    auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid);
+    // Every send queue holds five work requests per IO of the queue depth
+    // (send_queue_size): one answer signalled per queue_depth keeps it from
+    // filling.
+    auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid, params().queue_depth);
     if (!connection) {
         schedule_close("cannot allocate a connection");
         return Error(err::kNoMem);

@@ -48,6 +48,7 @@
 #include "rtrs/core/rtrs-srv-params.hpp"
 #include "rtrs/core/rtrs-srv-limits.hpp"
 #include "rtrs/core/rtrs-srv-protocol.hpp"
+#include "rtrs/core/rtrs-signal.hpp"
 #include "rtrs/server/rtrs-srv-sysfs.hpp"
 #include "rtrs/core/rtrs-stats.hpp"
 #include "rtrs/rtrs-names.hpp"
@@ -154,7 +155,11 @@ class ServerConnection final : public ib::CmEventHandler, cxxrt::Pinned {
 public:
     static constexpr u32 kReceiveSize = 512;  // >= INFO_REQ (272)
 
-    ServerConnection(Path& path, u16 cid) : path_(path), cid_(cid) {}
+    // signal_interval: the queue depth its send queue is sized for.
+    ServerConnection(Path& path, u16 cid, u32 signal_interval)
+        : path_(path), cid_(cid), signal_(signal_interval), signal_interval_(signal_.interval())
+    {
+    }
     ~ServerConnection();
 
     // Adopts the connect request's id, creates CQ/QP and receive buffers,
@@ -181,6 +186,13 @@ public:
     // every earlier WR completed), and this lock keeps another context's
     // send from landing between the two.
     cxxrt::SpinLock& post_lock() CXXRT_RETURN_CAPABILITY(post_lock_) { return post_lock_; }
+    // Under post_lock(): the flag of an IO answer (signalled once per
+    // interval: rtrs/core/rtrs-signal.hpp).
+    ib::SendFlags next_answer_signal() CXXRT_REQUIRES(post_lock_)
+    {
+        return signal_.next() ? ib::kSignaled : ib::kUnsignaled;
+    }
+    u32 signal_interval() const { return signal_interval_; }
     // LOCAL_INV of the region's current key, then REG_MR with a new key,
     // both unsignalled; call with post_lock() held.
     [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access) CXXRT_REQUIRES(post_lock_);
@@ -204,6 +216,8 @@ private:
     cxxrt::Atomic<bool> established_{false};
     // Held around every post on this QP (see post_lock()).
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::srv::ServerConnection::post_lock_">};
+    SignalInterval signal_ CXXRT_GUARDED_BY(post_lock_);
+    const u32 signal_interval_;  // signal_'s, for tracing without the lock
     ib::Completion immediate_done_{ib::Completion::member<ServerConnection, &ServerConnection::on_immediate>, this};
 
 public:

@@ -127,6 +127,20 @@ require_tools() {
     for t in "$@"; do command -v "$t" >/dev/null || tap_skip_all "missing tool $t"; done
 }
 
+# Kernel log checks from a marker (a line count breaks once the ring buffer
+# drops its oldest lines):
+#   log_mark NAME     writes "selftest-mark NAME" to the kernel log
+#   log_since NAME    the kernel log from the last such marker on (all of it if
+#                     the marker was pushed out: what is left is newer)
+log_mark() { echo "selftest-mark $1" > /dev/kmsg; }
+log_since() {
+    dmesg | awk -v m="selftest-mark $1" '
+        { l = length($0) - length(m) + 1 }
+        l > 0 && substr($0, l) == m { buf = ""; next }
+        { buf = buf $0 "\n" }
+        END { printf "%s", buf }'
+}
+
 # Teardown (a test's EXIT trap) and its last checks:
 #   loaded MOD                     MOD is loaded (dashes or underscores)
 #   unload_loaded MOD...           rmmod each one that is loaded, in order; one that stays

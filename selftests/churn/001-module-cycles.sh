@@ -33,7 +33,7 @@ tap_plan 7
 mount | grep -q debugfs || mount -t debugfs none /sys/kernel/debug
 cleanup
 check "rdma_cm loaded" modprobe rdma_cm
-dmesg_mark=$(dmesg | wc -l)
+log_mark "start of $0"
 
 load_all() { local m; for m in "${mods[@]}"; do insmod "$m.ko" || return 1; done; }
 unload_all() { local i; for ((i = 3; i >= 0; i--)); do rmmod "${names[i]}" || return 1; done; }
@@ -58,7 +58,7 @@ elapsed=$((SECONDS - start))
 diag "$cycles load/unload cycles in $elapsed s ($((elapsed * 1000 / (cycles > 0 ? cycles : 1))) ms each); $live_base live C++ objects right after each load"
 check "every load and unload of the four modules worked ($cycles cycles)" [ $load_fail = 0 -a $unload_fail = 0 ]
 check "the same number of live C++ objects after every load" [ $live_diff = 0 ]
-if dmesg | tail -n +"$dmesg_mark" | grep -q "cxxrt: leak"; then not_ok "no cxxrt leak at module exit"; else ok "no cxxrt leak at module exit"; fi
+if log_since "start of $0" | grep -q "cxxrt: leak"; then not_ok "no cxxrt leak at module exit"; else ok "no cxxrt leak at module exit"; fi
 eval "end_u=\$m${cycles}_sunreclaim end_a=\$m${cycles}_avail end_v=\$m${cycles}_vmalloc"
 diag "from cycle $quarter to $cycles: SUnreclaim $((end_u - mq_sunreclaim)) kB (tolerance $slab_tol), VmallocUsed $((end_v - mq_vmalloc)) kB (tolerance $vm_tol), MemAvailable $((end_a - mq_avail)) kB (tolerance -$mem_tol)"
 check "unreclaimable slab flat within $slab_tol kB from cycle $quarter to $cycles" [ $((end_u - mq_sunreclaim)) -le "$slab_tol" ]

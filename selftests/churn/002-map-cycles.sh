@@ -38,7 +38,7 @@ addr=${RXE_ADDR[0]}
 dd if=/dev/urandom of="$tmp/rand" bs=4k count=64 status=none
 sums=()
 for ((k = 0; k < 64; k += 2)); do sums[k]=$(dd if="$tmp/rand" bs=4k count=2 skip=$k status=none | cksum); done
-dmesg_mark=$(dmesg | wc -l)
+log_mark "start of $0"
 
 sysfs_tree() {
     find /sys/kernel/rnbd_client /sys/class/rnbd-client /sys/class/rtrs-client \
@@ -108,7 +108,7 @@ check "VmallocUsed flat within $vm_tol kB from cycle $quarter to $cycles" [ $((e
 check "MemAvailable flat within $mem_tol kB from cycle $quarter to $cycles" [ $((mq_avail - end_a)) -le "$mem_tol" ]
 unload() { rmmod rnbd_client && rmmod rtrs_client && rmmod rnbd_server && rmmod rtrs_server; }
 unload_ok=0; unload && unload_ok=1
-if [ $unload_ok = 1 ] && ! dmesg | tail -n +"$dmesg_mark" | grep -q "cxxrt: leak"; then
+if [ $unload_ok = 1 ] && ! log_since "start of $0" | grep -q "cxxrt: leak"; then
     ok "the modules unload with no cxxrt leak"
 else
     not_ok "the modules unload with no cxxrt leak"

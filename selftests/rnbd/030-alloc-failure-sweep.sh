@@ -87,7 +87,7 @@ ok "setup: rxe, brd, our four modules (sess_queue_depth=8)"
 addr=${RXE_ADDR[0]}
 dd if=/dev/urandom of="$tmp/rand" bs=4k count=4 status=none
 sum=$(cksum < "$tmp/rand")
-dmesg_mark=$(dmesg | wc -l)
+log_mark "start of $0"
 
 sysfs_tree() {
     find /sys/kernel/rnbd_client /sys/class/rnbd-client /sys/class/rtrs-client \
@@ -386,7 +386,7 @@ fi
 diag "sweep: $total injected failures, $refused operations refused, $((SECONDS - start)) s (seed $seed)"
 expect_alloc_failures off
 unload() { rmmod rnbd_client && rmmod rtrs_client && rmmod rnbd_server && rmmod rtrs_server; }
-if unload && ! dmesg | tail -n +"$dmesg_mark" | grep -q "cxxrt: leak"; then
+if unload && ! log_since "start of $0" | grep -q "cxxrt: leak"; then
     ok "the modules unload with no cxxrt leak"
 else
     not_ok "the modules unload with no cxxrt leak"

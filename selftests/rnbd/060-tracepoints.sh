@@ -160,8 +160,10 @@ expect "rnbd_srv:process_rdma (a 4 KiB READ)" \
 expect "rnbd_srv:process_msg_close" "process_msg_close: Close message received: session='tracing' device id='$n'\$"
 expect "rnbd_srv:destroy_sess" "destroy_sess: sessname: tracing qdepth: 128\$"
 path_name="ip:$addr@ip:$addr"
+# sig-interval: an IO connection signals one answer in its queue depth (128
+# here), at most one in 32 (rtrs/core/rtrs-signal.hpp).
 expect "rtrs_srv:send_io_resp_imm (a WRITE's answer)" \
-    "send_io_resp_imm: sess='$path_name' state='CONNECTED' dir=WRITE err='0' inval='0' glob-inval='[01]' msgid='$n' wrcnt='0' sig-interval='1'\$"
+    "send_io_resp_imm: sess='$path_name' state='CONNECTED' dir=WRITE err='0' inval='0' glob-inval='[01]' msgid='$n' wrcnt='0' sig-interval='32'\$"
 expect "rtrs_clt:rtrs_rdma_error_recovery" \
     "rtrs_rdma_error_recovery: RTRS-CLT: sess='$path_name' state=CONNECTED attempts=$num max-attempts=$num fail=$num success=$num\$"
 recoveries=$(grep -c 'rtrs_rdma_error_recovery: ' "$tmp/trace")

@@ -151,11 +151,6 @@ void kapi_local_bh_enable(void)
 	local_bh_enable();
 }
 
-int kapi_in_task(void)
-{
-	return in_task();
-}
-
 void kapi_get_random_bytes(void *buffer, unsigned int length)
 {
 	get_random_bytes(buffer, length);

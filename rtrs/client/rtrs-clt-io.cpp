@@ -164,11 +164,6 @@ Result<void> Path::submit(Permit& permit)
     }
     bool registered = false;
     auto posted = [&]() -> Result<void> {
-        // Bottom halves off around the posts (released after the lock): a
-        // provider that finishes posting in a tasklet (rxe) then runs it on
-        // this CPU when they come back on, instead of waking ksoftirqd for
-        // it (two context switches fewer per IO at QD1 on a software link).
-        BottomHalvesOff post_inline;
         cxxrt::IrqSpinGuard guard(connection->post_lock());
         if (registers) {
             // Behind a LOCAL_INV of the invalid key: see post_lock().

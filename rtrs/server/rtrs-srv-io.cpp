@@ -366,15 +366,8 @@ void Path::respond(ServerIo& io, int error)
     }
     // post_answer() frees the chunk; the IO stays in flight until its answer
     // is posted, so a closing path waits for the post to return.
-    {
-        // From a task (a backend that completes where it was submitted: brd,
-        // a file), bottom halves off around the post, as the client's submit
-        // does: a provider that finishes posting in a tasklet (rxe) runs it
-        // here when they come back on, instead of waking ksoftirqd.
-        cxxrt::BottomHalvesOffInTask post_inline;
-        if (post_answer(io, error).is_error())
-            schedule_close("cannot answer an IO");
-    }
+    if (post_answer(io, error).is_error())
+        schedule_close("cannot answer an IO");
     inflight_.leave();
 }
 

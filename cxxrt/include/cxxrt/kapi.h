@@ -73,8 +73,6 @@ unsigned int kapi_smp_processor_id(void) KAPI_NOEXCEPT;
 unsigned long long kapi_ktime_ns(void) KAPI_NOEXCEPT;
 /* Bottom halves (softirqs) off on this CPU and back on; nest. */
 void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
-/* Any context: in_task() (process context, kworkers included; not irq, softirq or NMI). */
-int kapi_in_task(void) KAPI_NOEXCEPT;
 void kapi_local_bh_enable(void) KAPI_NOEXCEPT;
 /* get_random_bytes: any context. */
 void kapi_get_random_bytes(void *buffer, unsigned int length) KAPI_NOEXCEPT;

@@ -101,26 +101,6 @@ public:
     ~BottomHalvesOff() { kapi_local_bh_enable(); }
 };
 
-// The same, only when entered in task context (process or kworker): in an
-// interrupt bottom halves are off already, and local_bh_enable() in hardirq
-// context is a bug. For code that runs in both, such as a bio's completion.
-class [[nodiscard]] BottomHalvesOffInTask : Pinned {
-public:
-    BottomHalvesOffInTask() : in_task_(kapi_in_task() != 0)
-    {
-        if (in_task_)
-            kapi_local_bh_disable();
-    }
-    ~BottomHalvesOffInTask()
-    {
-        if (in_task_)
-            kapi_local_bh_enable();
-    }
-
-private:
-    const bool in_task_;
-};
-
 using SpinGuard = Guard<SpinLock>;
 using MutexGuard = Guard<Mutex>;
 

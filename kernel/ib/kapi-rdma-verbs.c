@@ -242,6 +242,61 @@ int kapi_ib_post_local_inv(void *qp, void *cqe, unsigned int rkey, unsigned int 
 	return ib_post_send(qp, &wr, NULL);
 }
 
+int kapi_ib_post_chain(void *qp, const struct kapi_ib_chain_wr *wrs, int count, int *posted)
+{
+	union {
+		struct ib_send_wr send;
+		struct ib_rdma_wr rdma;
+		struct ib_reg_wr reg;
+	} wr[KAPI_IB_CHAIN_MAX];
+	const struct ib_send_wr *bad = NULL;
+	int i, ret;
+
+	*posted = 0;
+	if (count < 1 || count > KAPI_IB_CHAIN_MAX)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		const struct kapi_ib_chain_wr *w = &wrs[i];
+		struct ib_send_wr *head = &wr[i].send;
+
+		memset(&wr[i], 0, sizeof(wr[i]));
+		head->next = i + 1 < count ? &wr[i + 1].send : NULL;
+		head->wr_cqe = w->cqe;
+		head->send_flags = w->flags;
+		switch (w->kind) {
+		case KAPI_IB_CHAIN_REG_MR:
+			head->opcode = IB_WR_REG_MR;
+			wr[i].reg.mr = w->mr;
+			wr[i].reg.key = ((struct ib_mr *)w->mr)->rkey;
+			wr[i].reg.access = w->access;
+			break;
+		case KAPI_IB_CHAIN_LOCAL_INV:
+			head->opcode = IB_WR_LOCAL_INV;
+			head->ex.invalidate_rkey = w->ex;
+			break;
+		case KAPI_IB_CHAIN_RDMA:
+			wr[i].rdma.remote_addr = w->remote_addr;
+			wr[i].rdma.rkey = w->rkey;
+			fallthrough;
+		default:
+			head->opcode = w->opcode;
+			head->sg_list = (struct ib_sge *)w->sge;
+			head->num_sge = w->num_sge;
+			if (w->opcode == IB_WR_SEND_WITH_INV)
+				head->ex.invalidate_rkey = w->ex;
+			else
+				head->ex.imm_data = (__force __be32)w->ex;
+			break;
+		}
+	}
+	ret = ib_post_send(qp, &wr[0].send, &bad);
+	if (ret == 0)
+		*posted = count;
+	else if (bad)
+		*posted = ((const char *)bad - (const char *)wr) / sizeof(wr[0]);
+	return ret;
+}
+
 const char *kapi_ib_wc_status_msg(int status)
 {
 	return ib_wc_status_msg(status);

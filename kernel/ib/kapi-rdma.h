@@ -247,8 +247,8 @@ void rtrs_cxx_wc_done(void *cqe, int status, int opcode, unsigned int byte_len, 
 		      unsigned int invalidate_rkey, int wc_flags) KAPI_NOEXCEPT;
 
 /*
- * Posting. One WR each, not chained; the send queue is FIFO, so separate
- * posts keep their order. @cqe may be NULL only for unsignalled WRs (a
+ * Posting. One WR each (kapi_ib_post_chain below posts several at once);
+ * the send queue is FIFO, so separate posts keep their order. @cqe may be NULL only for unsignalled WRs (a
  * flushed WR without a cqe is dropped silently by the core). @flags:
  * KABI_IB_SEND_* bits. Any context; they do not sleep or allocate.
  */
@@ -271,6 +271,30 @@ int kapi_ib_post_rdma(void *qp, void *cqe, const struct kapi_ib_sge *sge, int nu
 int kapi_ib_post_reg_mr(void *qp, void *cqe, void *mr, int access, unsigned int flags) KAPI_NOEXCEPT;
 /* IB_WR_LOCAL_INV of @rkey. */
 int kapi_ib_post_local_inv(void *qp, void *cqe, unsigned int rkey, unsigned int flags) KAPI_NOEXCEPT;
+/*
+ * Send-queue WRs chained in one ib_post_send (the provider's send path runs
+ * once). Each element says what kapi_ib_post_send, _post_rdma, _post_reg_mr
+ * or _post_local_inv would have posted alone (@kind; @opcode, @ex, @remote_addr,
+ * @rkey, @mr, @access as there), in order. On an error, *@posted is how many
+ * the provider took (bad_wr's place): those execute in order, the rest never
+ * do; @count on success. At most KAPI_IB_CHAIN_MAX elements (-EINVAL).
+ */
+enum kapi_ib_chain_kind { KAPI_IB_CHAIN_SEND, KAPI_IB_CHAIN_RDMA, KAPI_IB_CHAIN_REG_MR, KAPI_IB_CHAIN_LOCAL_INV };
+#define KAPI_IB_CHAIN_MAX 5
+struct kapi_ib_chain_wr {
+	int kind;
+	int opcode;
+	void *cqe;
+	const struct kapi_ib_sge *sge;
+	int num_sge;
+	unsigned int flags;
+	unsigned int ex;
+	unsigned long long remote_addr;
+	unsigned int rkey;
+	void *mr;
+	int access;
+};
+int kapi_ib_post_chain(void *qp, const struct kapi_ib_chain_wr *wrs, int count, int *posted) KAPI_NOEXCEPT;
 const char *kapi_ib_wc_status_msg(int status) KAPI_NOEXCEPT;
 
 /* ---- DMA mapping, scatterlists, memory regions --------------------------- */

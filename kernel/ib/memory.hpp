@@ -114,6 +114,7 @@ private:
 // post_invalidate() (or the peer's SEND_WITH_INV) before re-mapping.
 class MemoryRegion final : cxxrt::Pinned {
     struct Private {};
+    friend class SendChain;
 
 public:
     static constexpr u32 kPageSize = 4096;
@@ -161,6 +162,84 @@ private:
     void* mr_ = nullptr;
     u32 max_pages_;
     alignas(KABI_ALIGNOF_SCATTERLIST) u8 one_sg_[KABI_SIZEOF_SCATTERLIST];
+};
+
+// Send-queue WRs posted together: one ib_post_send, so the provider's send
+// path (its queue lock, its doorbell or, on rxe, its task) runs once for
+// all of them instead of once each. Add in send-queue order, then post().
+// The SGE arrays added must outlive post(). On an error, posted() is how
+// many the provider took: those execute, in order; the rest never do.
+class SendChain final : cxxrt::Pinned {
+public:
+    void invalidate(u32 rkey, Completion* done, SendFlags flags)
+    {
+        add(KAPI_IB_CHAIN_LOCAL_INV, 0, done, {}, flags, rkey);
+    }
+    // REG_MR of region with its current key (see MemoryRegion::post_register).
+    void register_region(MemoryRegion& region, Access access, Completion* done, SendFlags flags)
+    {
+        if (kapi_ib_chain_wr* wr = add(KAPI_IB_CHAIN_REG_MR, 0, done, {}, flags, 0)) {
+            wr->mr = region.mr_;
+            wr->access = int(access);
+        }
+    }
+    void write(Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags)
+    {
+        add_rdma(KABI_IB_WR_RDMA_WRITE, sges, remote, done, flags, 0);
+    }
+    void write_imm(Span<const Sge> sges, RemoteBuffer remote, u32 imm, Completion* done, SendFlags flags)
+    {
+        add_rdma(KABI_IB_WR_RDMA_WRITE_WITH_IMM, sges, remote, done, flags, imm_to_wire(imm));
+    }
+    void send_imm(Span<const Sge> sges, u32 imm, Completion* done, SendFlags flags)
+    {
+        add(KAPI_IB_CHAIN_SEND, KABI_IB_WR_SEND_WITH_IMM, done, sges, flags, imm_to_wire(imm));
+    }
+    void send_inv(Span<const Sge> sges, u32 rkey, Completion* done, SendFlags flags)
+    {
+        add(KAPI_IB_CHAIN_SEND, KABI_IB_WR_SEND_WITH_INV, done, sges, flags, rkey);
+    }
+
+    // -EINVAL (nothing posted) if more than KAPI_IB_CHAIN_MAX were added.
+    Result<void> post(QueuePair& qp)
+    {
+        int taken = 0;
+        const int error = overflow_ ? -cxxrt::err::kInval : kapi_ib_post_chain(qp.raw(), wrs_, int(count_), &taken);
+        posted_ = u32(taken);
+        return cxxrt::to_result(error);
+    }
+    u32 posted() const { return posted_; }
+
+private:
+    kapi_ib_chain_wr* add(int kind, int opcode, Completion* done, Span<const Sge> sges, SendFlags flags, u32 ex)
+    {
+        if (count_ == KAPI_IB_CHAIN_MAX) {
+            overflow_ = true;
+            return nullptr;
+        }
+        kapi_ib_chain_wr& wr = wrs_[count_++];
+        wr = kapi_ib_chain_wr{};
+        wr.kind = kind;
+        wr.opcode = opcode;
+        wr.cqe = done ? done->cqe() : nullptr;
+        wr.sge = sges.data();
+        wr.num_sge = int(sges.size());
+        wr.flags = flags;
+        wr.ex = ex;
+        return &wr;
+    }
+    void add_rdma(int opcode, Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags, u32 ex)
+    {
+        if (kapi_ib_chain_wr* wr = add(KAPI_IB_CHAIN_RDMA, opcode, done, sges, flags, ex)) {
+            wr->remote_addr = remote.addr;
+            wr->rkey = remote.rkey;
+        }
+    }
+
+    kapi_ib_chain_wr wrs_[KAPI_IB_CHAIN_MAX];
+    u32 count_ = 0;
+    u32 posted_ = 0;
+    bool overflow_ = false;
 };
 
 }  // namespace rtrs::ib

@@ -165,18 +165,23 @@ Result<void> Path::submit(Permit& permit)
     bool registered = false;
     auto posted = [&]() -> Result<void> {
         cxxrt::IrqSpinGuard guard(connection->post_lock());
-        if (registers) {
-            // Behind a LOCAL_INV of the invalid key: see post_lock().
-            CXXRT_TRY(connection->qp().post_local_inv(nullptr, invalid_key, ib::kUnsignaled));
-            // Unsignalled: a registration that fails completes anyway (and
-            // fails the path); a good one needs no completion of its own.
-            CXXRT_TRY(request.mr_->post_register(connection->qp(), &connection->send_done(),
-                                                 ib::kLocalWrite | ib::kRemoteWrite, ib::kUnsignaled));
-            registered = true;
-        }
-        return connection->qp().post_write_imm(&connection->send_done(), cxxrt::Span<const ib::Sge>(sges, sge_count),
-                                               ib::RemoteBuffer{remote_addr, chunk.rkey}, imm.value(),
-                                               connection->next_io_signal());
+        const cxxrt::Span<const ib::Sge> data(sges, sge_count);
+        const ib::RemoteBuffer remote{remote_addr, chunk.rkey};
+        if (!registers)
+            return connection->qp().post_write_imm(&connection->send_done(), data, remote, imm.value(),
+                                                   connection->next_io_signal());
+        // One post: behind a LOCAL_INV of the invalid key (see post_lock()),
+        // the registration, unsignalled (a registration that fails completes
+        // anyway and fails the path; a good one needs no completion of its
+        // own), then the request.
+        ib::SendChain chain;
+        chain.invalidate(invalid_key, nullptr, ib::kUnsignaled);
+        chain.register_region(*request.mr_, ib::kLocalWrite | ib::kRemoteWrite, &connection->send_done(),
+                              ib::kUnsignaled);
+        chain.write_imm(data, remote, imm.value(), &connection->send_done(), connection->next_io_signal());
+        auto result = chain.post(connection->qp());
+        registered = chain.posted() >= 2;
+        return result;
     }();
     if (!posted) {
         if (registered) {

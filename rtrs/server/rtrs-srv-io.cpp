@@ -139,14 +139,21 @@ void ServerConnection::abandon()
     }
 }
 
-Result<void> ServerConnection::post_reregister(ib::MemoryRegion& region, ib::Access access)
+void ServerConnection::add_reregister(ib::SendChain& chain, ib::MemoryRegion& region, ib::Access access)
 {
     // The LOCAL_INV finds the region already invalid (invalidated when its
     // IO arrived, or never registered): it is there for rxe's fence, so
     // that the REG_MR behind it is never behind an unacknowledged WR.
-    CXXRT_TRY(region.post_invalidate(qp(), nullptr, ib::kUnsignaled));
+    chain.invalidate(region.rkey(), nullptr, ib::kUnsignaled);
     region.bump_key();
-    return region.post_register(qp(), nullptr, access, ib::kUnsignaled);
+    chain.register_region(region, access, nullptr, ib::kUnsignaled);
+}
+
+Result<void> ServerConnection::post_reregister(ib::MemoryRegion& region, ib::Access access)
+{
+    ib::SendChain chain;
+    add_reregister(chain, region, access);
+    return chain.post(qp());
 }
 
 void ServerConnection::release_queues()
@@ -393,34 +400,40 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     const u32 lkey = pd_->local_dma_lkey();
     if (ktrace::rtrs_srv::send_io_resp_imm_enabled() && !(io.is_read && error == 0 && io.has_descriptor)) [[unlikely]]
         trace_answer(*this, io, p.always_invalidate, error);
+    u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
     IrqSpinGuard guard(io.connection->post_lock());
     ib::MemoryRegion& region = *chunk_regions_[io.chunk_id];
+    // The whole answer is one post (at most 5 WRs): the re-registration,
+    // the READ data, the invalidation of the client's buffer, the answer.
+    ib::SendChain chain;
     // The data is read through the DMA lkey, not this MR: registering it
     // before the READ data is sent changes nothing for the data, and the
     // client learns the new rkey only from the answer, after the data.
     if (p.always_invalidate)
-        CXXRT_TRY(io.connection->post_reregister(region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead));
+        io.connection->add_reregister(chain, region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead);
+    ib::Sge data;
     if (io.is_read && error == 0 && io.has_descriptor) {
         chunk.sync_for_device();
-        ib::Sge data = chunk.sge(lkey, 0, io.descriptor.len);
-        CXXRT_TRY(qp.post_write(nullptr, Span<const ib::Sge>(&data, 1),
-                                ib::RemoteBuffer{io.descriptor.addr, io.descriptor.key}, ib::kUnsignaled));
+        data = chunk.sge(lkey, 0, io.descriptor.len);
+        chain.write(Span<const ib::Sge>(&data, 1), ib::RemoteBuffer{io.descriptor.addr, io.descriptor.key}, nullptr,
+                    ib::kUnsignaled);
     }
     if (io.need_invalidate)
-        CXXRT_TRY(qp.post_send_inv(nullptr, Span<const ib::Sge>(), io.descriptor.key, ib::kUnsignaled));
-    u32 imm = CXXRT_TRY(codec::encode_io_response_imm(io.chunk_id, error, io.need_invalidate));
+        chain.send_inv(Span<const ib::Sge>(), io.descriptor.key, nullptr, ib::kUnsignaled);
     ib::Completion* const done = &io.response_done;
+    ib::Sge rkey_response;
     if (!p.always_invalidate) {
-        give_back.call();
-        return qp.post_write_imm(done, {}, ib::RemoteBuffer{}, imm, io.connection->next_answer_signal());
+        chain.write_imm({}, ib::RemoteBuffer{}, imm, done, io.connection->next_answer_signal());
+    } else {
+        const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
+        CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)),
+                                        u16(io.chunk_id), region.rkey()));
+        rkey_responses_->sync_for_device();
+        rkey_response = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
+        chain.send_imm(Span<const ib::Sge>(&rkey_response, 1), imm, done, io.connection->next_answer_signal());
     }
-    const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
-    CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)), u16(io.chunk_id),
-                                    region.rkey()));
-    rkey_responses_->sync_for_device();
-    ib::Sge sge = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
     give_back.call();
-    return qp.post_send_imm(done, Span<const ib::Sge>(&sge, 1), imm, io.connection->next_answer_signal());
+    return chain.post(qp);
 }
 
 void ServerIo::on_response_sent(const ib::WorkCompletion& wc)

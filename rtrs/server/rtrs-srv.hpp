@@ -194,8 +194,11 @@ public:
     }
     u32 signal_interval() const { return signal_interval_; }
     // LOCAL_INV of the region's current key, then REG_MR with a new key,
-    // both unsignalled; call with post_lock() held.
+    // both unsignalled, in one post; call with post_lock() held.
     [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access) CXXRT_REQUIRES(post_lock_);
+    // The same two WRs added to a chain (the key is bumped now, registered
+    // when the chain is posted).
+    void add_reregister(ib::SendChain& chain, ib::MemoryRegion& region, ib::Access access);
     bool established() const { return established_.load(); }
     void disconnect();
     void drain();

@@ -42,6 +42,7 @@ constexpr u32 kImmServerToClient = 0x10abcdef;
 constexpr u32 kImmHeartbeat = 8u << 28;     // RTRS HB_MSG
 constexpr u32 kImmHeartbeatAck = 9u << 28;  // RTRS HB_ACK
 constexpr u32 kImmReregistered = 0x00000042;
+constexpr u32 kImmChained = 0x00000043;
 constexpr u8 kRejectMarker = 0xee;
 
 u8 pattern(size_t i, u8 seed)
@@ -171,7 +172,7 @@ public:
     }
 
     UniquePtr<Connection> conn;
-    Op recv[4];
+    Op recv[5];
     Atomic<int> established{0}, rejected{0}, disconnected{0}, errors{0};
     Atomic<int> settled{0};  // established, rejected or failed
     int reject_status = 0;
@@ -270,7 +271,7 @@ public:
 
     UniquePtr<CmId> listener;
     UniquePtr<Connection> conn;
-    Op recv[4];
+    Op recv[5];
     Atomic<int> requests{0}, established{0}, disconnected{0}, refused{0}, errors{0};
     u8 request_data[kPrivateDataSize] = {};
     size_t request_len = 0;
@@ -308,6 +309,7 @@ public:
     bool send_recv();
     bool send_with_invalidate();
     bool reregister_with_new_key();
+    bool send_chain();
     bool disconnect();
     void teardown();
 
@@ -610,6 +612,52 @@ bool Selftest::reregister_with_new_key()
     return true;
 }
 
+// SendChain: a registration alone, then a write and a write with immediate
+// in one post (the data lands before the immediate), then a chain over
+// KAPI_IB_CHAIN_MAX that posts nothing, then an invalidation alone.
+bool Selftest::send_chain()
+{
+    client_mr_->bump_key();
+    EXPECT_OK(client_mr_->map(*client_target_, 0, kBufferSize));
+    Op reg;
+    SendChain registration;
+    registration.register_region(*client_mr_, kLocalWrite | kRemoteWrite, &reg.done, kSignaled);
+    EXPECT_OK(registration.post(client_.conn->qp()));
+    EXPECT(registration.posted() == 1);
+    EXPECT(reg.wait_ok(WorkCompletion::kRegMr));
+
+    Op& recv = client_.recv[4];
+    EXPECT_OK(client_.conn->qp().post_recv(recv.done));
+    fill(server_source_->data(), 4096, 0x5a);
+    server_source_->sync_for_device();
+    Sge sge = server_source_->sge(server_.conn->pd().local_dma_lkey(), 0, 4096);
+    Op write;
+    SendChain answer;
+    answer.write(Span<const Sge>(&sge, 1), client_mr_->remote(), nullptr, kUnsignaled);
+    answer.write_imm({}, RemoteBuffer{}, kImmChained, &write.done, kSignaled);
+    EXPECT_OK(answer.post(server_.conn->qp()));
+    EXPECT(answer.posted() == 2);
+    EXPECT(write.wait_ok(WorkCompletion::kRdmaWrite));
+    EXPECT(recv.wait_ok(WorkCompletion::kRecvRdmaWithImm));
+    EXPECT(recv.last.imm() == kImmChained && recv.last.byte_len == 0);
+    client_target_->sync_for_cpu();
+    EXPECT(matches(client_target_->data(), 4096, 0x5a));
+
+    SendChain too_long;
+    for (u32 i = 0; i <= KAPI_IB_CHAIN_MAX; ++i)
+        too_long.write_imm({}, RemoteBuffer{}, kImmChained, nullptr, kUnsignaled);
+    auto refused = too_long.post(server_.conn->qp());
+    EXPECT(refused.is_error() && refused.error().code() == cxxrt::err::kInval);
+    EXPECT(too_long.posted() == 0);
+
+    Op inv;
+    SendChain invalidation;
+    invalidation.invalidate(client_mr_->rkey(), &inv.done, kSignaled);
+    EXPECT_OK(invalidation.post(client_.conn->qp()));
+    EXPECT(inv.wait_ok(WorkCompletion::kLocalInv));
+    return true;
+}
+
 bool Selftest::disconnect()
 {
     EXPECT_OK(client_.conn->cm_id().disconnect());
@@ -668,6 +716,7 @@ constexpr Step kSteps[] = {
     {"send_recv", &Selftest::send_recv},
     {"send_with_invalidate", &Selftest::send_with_invalidate},
     {"reregister_with_new_rkey", &Selftest::reregister_with_new_key},
+    {"send_chain", &Selftest::send_chain},
     {"disconnect_and_drain", &Selftest::disconnect},
 };
 

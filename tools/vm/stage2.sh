@@ -22,8 +22,13 @@ finish() {
     sync
     echo "VM-EXIT-STATUS=$1"
     echo o > /proc/sysrq-trigger 2>/dev/null
-    sleep 5
-    poweroff -f 2>/dev/null || busybox poweroff -f
+    sleep 5 2>/dev/null
+    poweroff -f 2>/dev/null || busybox poweroff -f 2>/dev/null
+    # The power-off may take the root filesystem away first, and then
+    # nothing can be executed: PID 1 must not exit (the kernel would panic
+    # with "Attempted to kill init" during the power-off), so it waits with
+    # shell builtins only.
+    while :; do :; done
 }
 exec </dev/console >/dev/console 2>&1
 hostname "$name" 2>/dev/null

@@ -25,6 +25,7 @@ int rtrs_hostile_run(const unsigned char *ipv4, unsigned short port, const char 
 		     unsigned int flood_connections, unsigned int flood_connections_budget,
 		     const unsigned char *ipv4_second);
 unsigned int rtrs_hostile_hold_ms(void);
+unsigned int rtrs_hostile_connect_ms(void);
 void rtrs_hostile_wake(void);
 int rtrs_hostile_wait(int (*done)(void *arg), void *arg, unsigned int timeout_ms);
 void rtrs_hostile_sleep_ms(unsigned int ms);

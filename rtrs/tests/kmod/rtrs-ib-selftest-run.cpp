@@ -310,6 +310,7 @@ public:
     bool send_with_invalidate();
     bool reregister_with_new_key();
     bool send_chain();
+    bool send_chain_limits();
     bool disconnect();
     void teardown();
 
@@ -613,8 +614,7 @@ bool Selftest::reregister_with_new_key()
 }
 
 // SendChain: a registration alone, then a write and a write with immediate
-// in one post (the data lands before the immediate), then a chain over
-// KAPI_IB_CHAIN_MAX that posts nothing, then an invalidation alone.
+// in one post (the data lands before the immediate).
 bool Selftest::send_chain()
 {
     client_mr_->bump_key();
@@ -642,7 +642,13 @@ bool Selftest::send_chain()
     EXPECT(recv.last.imm() == kImmChained && recv.last.byte_len == 0);
     client_target_->sync_for_cpu();
     EXPECT(matches(client_target_->data(), 4096, 0x5a));
+    return true;
+}
 
+// A chain over KAPI_IB_CHAIN_MAX posts nothing; an invalidation alone.
+// (Apart from send_chain: together their frame is over 2 KiB with KASAN.)
+bool Selftest::send_chain_limits()
+{
     SendChain too_long;
     for (u32 i = 0; i <= KAPI_IB_CHAIN_MAX; ++i)
         too_long.write_imm({}, RemoteBuffer{}, kImmChained, nullptr, kUnsignaled);
@@ -717,6 +723,7 @@ constexpr Step kSteps[] = {
     {"send_with_invalidate", &Selftest::send_with_invalidate},
     {"reregister_with_new_rkey", &Selftest::reregister_with_new_key},
     {"send_chain", &Selftest::send_chain},
+    {"send_chain_limits", &Selftest::send_chain_limits},
     {"disconnect_and_drain", &Selftest::disconnect},
 };
 

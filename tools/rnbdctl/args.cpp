@@ -15,14 +15,35 @@ std::vector<std::string> Arguments::values(const std::string& name) const
     return found == options.end() ? std::vector<std::string>() : found->second;
 }
 
+bool is_flag_option(const std::string& name)
+{
+    // unmap's --force and --all, save's --force; a new flag of any command
+    // goes here.
+    for (const char* flag : {"force", "all"})
+        if (name == flag)
+            return true;
+    return false;
+}
+
+bool is_long_option(const std::string& word) { return word.size() > 2 && word.compare(0, 2, "--") == 0; }
+
 bool parse_arguments(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs, Arguments& out,
                      std::string& error)
 {
     out = Arguments{};
+    // run() has already decided which words are values by the flag list;
+    // a spec saying otherwise would parse the line differently.
+    for (const OptionSpec& spec : specs)
+        if (spec.takes_value == is_flag_option(spec.name)) {
+            error = std::string("internal error: --") + spec.name +
+                    (spec.takes_value ? " is declared with a value, but is_flag_option (args.cpp) lists it as a flag"
+                                      : " is declared without a value, but is_flag_option (args.cpp) does not list it");
+            return false;
+        }
     bool options_ended = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
-        if (options_ended || arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+        if (options_ended || !is_long_option(arg)) {
             if (arg == "--" && !options_ended) {
                 options_ended = true;
                 continue;

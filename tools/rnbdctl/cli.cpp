@@ -1,13 +1,18 @@
 // Global options and dispatch; see cli.hpp. Global options (-o, --output,
-// --sysfs-root, --help, --version) may stand anywhere on the line.
+// --sysfs-root, -h, --help; --version and `help` as the command word) stand
+// before the command; -o, --output, --sysfs-root, -h and --help also after
+// it, where an option may stand, but never as the value of the command's
+// own option (`map --device-path help` maps "help").
 #include "tools/rnbdctl/cli.hpp"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/context.hpp"
+#include "tools/rnbdctl/files.hpp"
 #include "tools/rnbdctl/model.hpp"
 
 namespace rnbdctl {
@@ -34,7 +39,8 @@ const char kUsage[] =
     "  server close EXPORT SESSION      force-close a session's mapping of an export\n"
     "  server path disconnect S PATH    close a server-side path\n"
     "Persistence and metrics:\n"
-    "  save [--file F]                  write the current mappings (default /etc/rnbd/rnbdtab)\n"
+    "  save [--file F] [--force]        write the current mappings (default /etc/rnbd/rnbdtab), keeping\n"
+    "                                   the old file as F~; --force empties a file when nothing is mapped\n"
     "  restore [--file F]               map what the file lists, skipping existing mappings\n"
     "  stats [-o table|json|prometheus] [--file F]   path statistics (--file: written atomically)\n"
     "\n"
@@ -42,6 +48,66 @@ const char kUsage[] =
     "else $RNBDCTL_SYSFS_ROOT, else /sys. Exit codes: 0 done, 1 the kernel refused\n"
     "(errno in the message), 2 usage (nothing written), 3 not found, 4 module not\n"
     "loaded. See rnbdctl(8).\n";
+
+namespace {
+
+constexpr Subcommand kCommands[] = {
+    {"map", command_map},         {"unmap", command_unmap},     {"resize", command_resize},
+    {"remap", command_remap},     {"list", command_list},       {"show", command_show},
+    {"session", command_session}, {"path", command_path},       {"server", command_server},
+    {"save", command_save},       {"restore", command_restore}, {"stats", command_stats},
+};
+
+const Subcommand* find_command(const std::string& name)
+{
+    for (const Subcommand& candidate : kCommands)
+        if (name == candidate.name)
+            return &candidate;
+    return nullptr;
+}
+
+// dkms.conf's PACKAGE_VERSION, which is the modules' MODULE_VERSION
+// (RnbdctlOptions.VersionNamesTheProgramAndTheJsonVersion checks it).
+const char kVersion[] = "0.1";
+
+// `rnbdctl COMMAND --help`: kUsage's first line up to COMMAND, then the
+// command's lines of kUsage, so that the usage text has one copy. A
+// command's line begins with two blanks and its name; the lines after it
+// indented further continue it, and keep their place under it. False when
+// `command` is none of kCommands, or kUsage has no line of it.
+bool print_command_usage(FILE* out, const std::string& command)
+{
+    if (!find_command(command))
+        return false;
+    const std::string usage = kUsage;
+    const std::string first = usage.substr(0, usage.find("COMMAND"));  // "Usage: rnbdctl [-o ...] "
+    const size_t program = first.find("rnbdctl");
+    const std::string again = std::string(program, ' ') + first.substr(program);  // a further command line
+    const std::string start = "  " + command + " ";
+    std::string text;
+    bool continued = false;
+    for (size_t begin = 0; begin < usage.size();) {
+        size_t end = usage.find('\n', begin);
+        if (end == std::string::npos)
+            end = usage.size();
+        const std::string line = usage.substr(begin, end - begin);
+        begin = end + 1;
+        if (line.rfind(start, 0) == 0) {
+            text += (text.empty() ? first : again) + line.substr(2) + "\n";
+            continued = true;
+        } else if (continued && line.rfind("   ", 0) == 0) {
+            text += std::string(first.size() - 2, ' ') + line + "\n";
+        } else {
+            continued = false;
+        }
+    }
+    if (text.empty())
+        return false;
+    fputs(text.c_str(), out);
+    return true;
+}
+
+}  // namespace
 
 unsigned possible_cpus(const Sysfs& sysfs)
 {
@@ -116,14 +182,38 @@ bool parse_list_kind(const Context& context, const std::string& command, const A
 
 std::string file_error(int error) { return std::string(strerror(error)) + " (" + errno_name(error) + ")"; }
 
+int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error)
+{
+    if (error != ENOENT)
+        return context.fail(what, file_error(error), kExitFailed);
+    return context.fail(what, file_error(error) + ": the directory " + directory_of(file) + " does not exist",
+                        kExitNotFound);
+}
+
 int run(const std::vector<std::string>& args, const RunOptions& options)
 {
     std::string root = options.sysfs_root_env.empty() ? "/sys" : options.sysfs_root_env;
     Format format = Format::kTable;
-    std::vector<std::string> rest;
+    bool have_command = false;
+    std::string command;
+    Args command_args;
     Context bootstrap{Sysfs(root), options.out, options.err};
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
+        // "--" ends the global options: the words after it go to the command
+        // as they are, after the command word with the "--", which ends the
+        // command's own options too.
+        if (arg == "--") {
+            size_t rest = i + 1;
+            if (have_command)
+                command_args.push_back(arg);
+            else if (rest < args.size()) {
+                command = args[rest++];
+                have_command = true;
+            }
+            command_args.insert(command_args.end(), args.begin() + rest, args.end());
+            break;
+        }
         std::string value;
         bool takes_value = false;
         std::string name;
@@ -156,40 +246,44 @@ int run(const std::vector<std::string>& args, const RunOptions& options)
                 return bootstrap.usage(name, "must be table, json or prometheus, not '" + value + "'");
             continue;
         }
-        if (arg == "-h" || arg == "--help" || arg == "help") {
-            fputs(kUsage, options.out);
-            return kExitOk;
+        if (arg == "-h" || arg == "--help") {
+            if (!have_command) {
+                fputs(kUsage, options.out);
+                return kExitOk;
+            }
+            return print_command_usage(options.out, command) ? kExitOk : bootstrap.usage(command, "unknown command");
         }
-        if (arg == "--version") {
-            fprintf(options.out, "rnbdctl (RNBD/RTRS in C++) JSON version %d\n", 1);
-            return kExitOk;
+        if (!have_command) {
+            if (arg == "help") {
+                fputs(kUsage, options.out);
+                return kExitOk;
+            }
+            if (arg == "--version") {
+                fprintf(options.out, "rnbdctl %s (RNBD/RTRS in C++), JSON version %d\n", kVersion, kJsonVersion);
+                return kExitOk;
+            }
+            command = arg;
+            have_command = true;
+            continue;
         }
-        rest.push_back(arg);
+        command_args.push_back(arg);
+        // Every command option but the flags takes the next word as its
+        // value, whatever it looks like; parse_arguments reads it so too.
+        if (is_long_option(arg) && arg.find('=') == std::string::npos && !is_flag_option(arg.substr(2)) &&
+            i + 1 < args.size())
+            command_args.push_back(args[++i]);
     }
     Context context{Sysfs(root, options.hook), options.out, options.err, format};
     context.cpu_count = possible_cpus(context.sysfs);
     context.default_rnbdtab = options.default_rnbdtab;
-    if (rest.empty()) {
+    if (!have_command) {
         fputs(kUsage, options.err);
         return kExitUsage;
     }
-    const std::string command = rest[0];
-    const Args command_args(rest.begin() + 1, rest.end());
     if (format == Format::kPrometheus && command != "stats")
         return context.usage(command, "-o prometheus is for the stats command only");
-    struct Command {
-        const char* name;
-        int (*handler)(Context&, const Args&);
-    };
-    constexpr Command kCommands[] = {
-        {"map", command_map},         {"unmap", command_unmap},     {"resize", command_resize},
-        {"remap", command_remap},     {"list", command_list},       {"show", command_show},
-        {"session", command_session}, {"path", command_path},       {"server", command_server},
-        {"save", command_save},       {"restore", command_restore}, {"stats", command_stats},
-    };
-    for (const Command& candidate : kCommands)
-        if (command == candidate.name)
-            return candidate.handler(context, command_args);
+    if (const Subcommand* found = find_command(command))
+        return found->handler(context, command_args);
     return context.usage(command, "unknown command");
 }
 

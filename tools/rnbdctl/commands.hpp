@@ -76,6 +76,9 @@ bool parse_list_kind(const Context& context, const std::string& command, const A
                      int& code);
 // "No such file or directory (ENOENT)": a failed file read or write.
 std::string file_error(int error);
+// A failed write_file_atomically of `file` (save, stats --file), printed:
+// exit 3 with the directory named when it does not exist (ENOENT), else 1.
+int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error);
 
 // A list command's output: the table, or {"version": .., key: [..]} with
 // write_entry(json, entry) writing each entry; client and server lists

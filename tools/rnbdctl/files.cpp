@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rnbdctl {
@@ -41,9 +40,6 @@ int read_file(const std::string& name, std::string& text)
 // boot) never sees half a file. 0 or the errno.
 int write_file_atomically(const std::string& name, const std::string& text)
 {
-    // The directory (/etc/rnbd) on first use, parents included.
-    for (size_t slash = name.find('/', 1); slash != std::string::npos; slash = name.find('/', slash + 1))
-        mkdir(name.substr(0, slash).c_str(), 0755);
     const std::string temporary = name + ".tmp." + std::to_string(getpid());
     int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -72,6 +68,14 @@ int write_file_atomically(const std::string& name, const std::string& text)
         return error;
     }
     return 0;
+}
+
+std::string directory_of(const std::string& name)
+{
+    const size_t slash = name.rfind('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : name.substr(0, slash);
 }
 
 }  // namespace rnbdctl

@@ -12,9 +12,12 @@ int read_file(const std::string& name, std::string& text);
 // error): 0 or the read's errno. read_file and Sysfs::read open
 // differently but read alike.
 int read_descriptor(int fd, std::string& text);
-// Written to a temporary file next to `name` (creating its directory if
-// missing), synced and renamed over it, so a reader never sees half a
-// file. 0 or the errno.
+// Written to a temporary file next to `name` (in its directory, which must
+// exist), synced and renamed over it, so a reader never sees half a file.
+// 0 or the errno.
 int write_file_atomically(const std::string& name, const std::string& text);
+// The directory part of a file name: "/etc/rnbd" of "/etc/rnbd/rnbdtab",
+// "/" of "/rnbdtab", "." of "rnbdtab".
+std::string directory_of(const std::string& name);
 
 }  // namespace rnbdctl

@@ -88,6 +88,19 @@ bool parse_rnbdtab(const Context& context, const std::string& file_name, const s
     return true;
 }
 
+size_t count_rnbdtab_lines(const std::string& text)
+{
+    size_t count = 0;
+    for (size_t start = 0; start < text.size();) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        count += !split_blanks(text.substr(start, end - start)).empty();
+        start = end + 1;
+    }
+    return count;
+}
+
 std::string format_rnbdtab(const Context& context, const std::vector<RnbdtabEntry>& previous,
                            std::vector<std::string>& warnings)
 {

@@ -24,6 +24,10 @@ struct RnbdtabEntry {
 bool parse_rnbdtab(const Context& context, const std::string& file_name, const std::string& text,
                    std::vector<RnbdtabEntry>& entries, std::string& error);
 
+// The lines of an rnbdtab text that are neither blank nor comments: the
+// mappings it lists, whether they parse or not.
+size_t count_rnbdtab_lines(const std::string& text);
+
 // The file's text for the current mappings. `previous` (the entries of the
 // file being replaced) supplies what sysfs does not show: dest_port=.
 std::string format_rnbdtab(const Context& context, const std::vector<RnbdtabEntry>& previous,

@@ -56,8 +56,7 @@ int command_stats(Context& context, const Args& args)
         return kExitOk;
     }
     if (int write_error = write_file_atomically(parsed.value("file"), text))
-        return context.fail("stats " + parsed.value("file"),
-                            file_error(write_error), kExitFailed);
+        return file_write_failed(context, "stats " + parsed.value("file"), parsed.value("file"), write_error);
     return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -87,6 +88,8 @@ protected:
     void SetUp() override
     {
         kernel.load_client();
+        // save creates only the default file's directory; this is another.
+        kernel.mkdir("etc/rnbd");
         tab = kernel.root() + "/etc/rnbd/rnbdtab";
     }
     std::string read_tab() const
@@ -148,7 +151,6 @@ TEST_F(RnbdctlPersist, SaveUnmapAllRestore)
 
 TEST_F(RnbdctlPersist, RestoreChecksTheWholeFileFirst)
 {
-    kernel.mkdir("etc/rnbd");
     write_tab("# comment\n\nsessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0   # trailing comment\n"
               "sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram1 access_mode=wr\n");
     RunResult r = kernel.run({"restore", "--file", tab});
@@ -171,7 +173,6 @@ TEST_F(RnbdctlPersist, RestoreChecksTheWholeFileFirst)
 
 TEST_F(RnbdctlPersist, RestoreGoesOnAfterAFailureAndSaysSo)
 {
-    kernel.mkdir("etc/rnbd");
     write_tab("sessname=s1 path=ip:192.0.2.1 device_path=/dev/gone\n"
               "sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0\n");
     kernel.fail("kernel/rnbd_client/map_device", ENOENT);
@@ -191,7 +192,6 @@ TEST_F(RnbdctlPersist, RestoreGoesOnAfterAFailureAndSaysSo)
 
 TEST_F(RnbdctlPersist, SaveKeepsTheDestinationPortAndSeparatesEqualDestinations)
 {
-    kernel.mkdir("etc/rnbd");
     write_tab("sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0 dest_port=4321\n");
     kernel.map("sessname=s1 path=ip:10.0.0.1@ip:192.0.2.1 path=ip:10.0.0.2@ip:192.0.2.1 device_path=/dev/ram0");
     RunResult r = kernel.run({"save", "--file", tab});
@@ -209,6 +209,72 @@ TEST_F(RnbdctlPersist, SaveKeepsTheDestinationPortAndSeparatesEqualDestinations)
     EXPECT_TRUE(kernel.exists("etc-rnbd/rnbdtab"));
     FakeKernel bare;
     EXPECT_EQ(bare.run({"save", "--file", tab}).code, kExitNotLoaded);
+}
+
+// The user's report: `save` with nothing mapped emptied a populated
+// rnbdtab. Now that takes --force, and the old file is kept as FILE~.
+TEST_F(RnbdctlPersist, SaveRefusesToEmptyAFileThatListsMappings)
+{
+    const std::string old = "# mine\nsessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0\n";
+    write_tab(old);
+    RunResult r = kernel.run({"save", "--file", tab});
+    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.err, "rnbdctl: save " + tab +
+                         ": nothing is mapped, and the file lists 1 mapping; it is left as it is (--force "
+                         "replaces it)\nTry 'rnbdctl --help'.\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(read_tab(), old);
+    EXPECT_FALSE(kernel.exists("etc/rnbd/rnbdtab~"));
+    // A line that does not parse is a mapping too (a typo, not nothing).
+    write_tab("sessname=s1 device_path=/dev/ram0 access_mode=wr\nsessname=s1 device_path=/dev/ram1\n");
+    r = kernel.run({"-o", "json", "save", "--file", tab});
+    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.err.rfind("rnbdctl: save " + tab + ": nothing is mapped, and the file lists 2 mappings;", 0), 0u)
+        << r.err;
+    EXPECT_EQ(r.out, "");
+
+    write_tab(old);
+    r = kernel.run({"save", "--force", "--file", tab});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "0 mappings saved to " + tab + " (the previous file is " + tab + "~)\n");
+    EXPECT_EQ(kernel.read("etc/rnbd/rnbdtab~"), old);
+    EXPECT_EQ(read_tab().find("sessname="), std::string::npos) << read_tab();
+    // Comments only: nothing to lose, no --force needed.
+    r = kernel.run({"save", "--file", tab});
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(RnbdctlPersist, SaveKeepsThePreviousFileAsTilde)
+{
+    kernel.map("sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram0");
+    RunResult r = kernel.run({"-o", "json", "save", "--file", tab});
+    ASSERT_EQ(r.code, 0) << r.err;
+    JsonValue doc = json_of(r);
+    EXPECT_EQ(doc.keys(), (std::vector<std::string>{"version", "file", "backup", "mappings"}));
+    EXPECT_EQ(doc.text("backup"), "null");  // a new file replaces nothing
+    EXPECT_FALSE(kernel.exists("etc/rnbd/rnbdtab~"));
+    const std::string first = read_tab();
+
+    kernel.map("sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram1");
+    r = kernel.run({"save", "--file", tab});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "2 mappings saved to " + tab + " (the previous file is " + tab + "~)\n");
+    EXPECT_EQ(kernel.read("etc/rnbd/rnbdtab~"), first);
+    r = kernel.run({"-o", "json", "save", "--file", tab});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(json_of(r).text("backup"), tab + "~");
+
+    // No backup, no replacement: the file is left as it is.
+    const std::string second = read_tab();
+    ::unlink((tab + "~").c_str());
+    kernel.mkdir("etc/rnbd/rnbdtab~/occupied");
+    kernel.map("sessname=s1 path=ip:192.0.2.1 device_path=/dev/ram2");
+    r = kernel.run({"save", "--file", tab});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: save " + tab + ": cannot keep the previous file as " + tab +
+                         "~: Is a directory (EISDIR); the file is left as it is\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(read_tab(), second);
 }
 
 TEST(RnbdctlStats, PrometheusTextIsWellFormedAndComplete)
@@ -256,7 +322,9 @@ TEST(RnbdctlStats, PrometheusTextIsWellFormedAndComplete)
              "rnbd_server_path_write_requests_total{session=\"s\\\"odd\\\\name\",path=\"ip:192.0.2.5@ip:192.0.2.1\"} 4\n",
          })
         EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
-    // Atomically to a file, as node-exporter's textfile collector wants.
+    // Atomically to a file, as node-exporter's textfile collector wants, in
+    // its directory (which rnbdctl does not create).
+    kernel.mkdir("textfile");
     const std::string file = kernel.root() + "/textfile/rnbd.prom";
     r = kernel.run({"stats", "-o", "prometheus", "--file", file});
     EXPECT_EQ(r.code, 0) << r.err;

@@ -183,7 +183,7 @@ u "server path: server path disconnect SESSION PATH" server path frob err "ip:$a
 u "server path disconnect: unknown option --frob" server path disconnect --frob err "ip:$a0"
 u "server path disconnect: give a session and a path" server path disconnect err
 u "save: unknown option --frob" save --frob
-u "save: save [--file FILE]" save "$tmp/rnbdtab"
+u "save: save [--file FILE] [--force]" save "$tmp/rnbdtab"
 u "restore: unknown option --frob" restore --frob
 u "restore: restore [--file FILE]" restore "$tmp/rnbdtab"
 u "stats: unknown option --frob" stats --frob
@@ -223,7 +223,9 @@ n "restore $tmp/missing: No such file or directory (ENOENT)" restore --file "$tm
 check "after the unknown objects: nothing changed" unchanged
 
 # --- successes 001 leaves out ------------------------------------------------------------------
-check "--version" bash -c "[ \"\$('$ctl' --version)\" = 'rnbdctl (RNBD/RTRS in C++) JSON version 1' ]"
+check "--version" bash -c "[ \"\$('$ctl' --version)\" = 'rnbdctl 0.1 (RNBD/RTRS in C++), JSON version 1' ]"
+check "map --device-path help: a value, not --help (the kernel refuses the map, exit 1)" \
+    bash -c "'$ctl' map --session err --path ip:$a0 --device-path help >/dev/null 2>&1; [ \$? = 1 ]"
 check "--help: the usage on stdout, exit 0" bash -c "'$ctl' list --help | grep -q '^Usage: rnbdctl'"
 check "session list: a row for err" prints session list
 check "... whose first column is err" grep -q '^err ' "$tmp/out"

@@ -68,10 +68,18 @@ int kabi_cxxrt_wq_wait(void)
 #include <rdma/rdma_cm.h>
 
 int kabi_rtrs_rdma(void);
+/* One send-queue WR of a chain (kernel/ib/kapi-rdma-verbs.c): any kind. */
+union kapi_ib_chain_wr {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_reg_wr reg;
+};
+
 int kabi_rtrs_rdma(void)
 {
 	KABI_OBJECT(IB_CQE, struct ib_cqe);
 	KABI_OBJECT(IB_WC, struct ib_wc);
+	KABI_OBJECT(IB_CHAIN_WR, union kapi_ib_chain_wr);
 	KABI_OBJECT(IRQ_POLL, struct irq_poll);
 	KABI_OBJECT(SCATTERLIST, struct scatterlist);
 	KABI_OBJECT(SOCKADDR_STORAGE, struct sockaddr_storage);

@@ -242,59 +242,52 @@ int kapi_ib_post_local_inv(void *qp, void *cqe, unsigned int rkey, unsigned int 
 	return ib_post_send(qp, &wr, NULL);
 }
 
-int kapi_ib_post_chain(void *qp, const struct kapi_ib_chain_wr *wrs, int count, int *posted)
+union kapi_ib_chain_wr {
+	struct ib_send_wr send;
+	struct ib_rdma_wr rdma;
+	struct ib_reg_wr reg;
+};
+static_assert(KABI_SIZEOF_IB_CHAIN_WR == sizeof(union kapi_ib_chain_wr));
+
+void kapi_ib_chain_send(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+			unsigned int flags, unsigned int ex)
 {
-	union {
-		struct ib_send_wr send;
-		struct ib_rdma_wr rdma;
-		struct ib_reg_wr reg;
-	} wr[KAPI_IB_CHAIN_MAX];
-	const struct ib_send_wr *bad = NULL;
-	int i, ret;
+	((union kapi_ib_chain_wr *)slot)->send = (struct ib_send_wr){
+		.next = next, .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge,
+		.opcode = opcode, .send_flags = flags, .ex.invalidate_rkey = ex };
+}
 
-	*posted = 0;
-	if (count < 1 || count > KAPI_IB_CHAIN_MAX)
-		return -EINVAL;
-	for (i = 0; i < count; i++) {
-		const struct kapi_ib_chain_wr *w = &wrs[i];
-		struct ib_send_wr *head = &wr[i].send;
+void kapi_ib_chain_rdma(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+			unsigned int flags, unsigned long long remote_addr, unsigned int rkey, unsigned int imm_raw)
+{
+	((union kapi_ib_chain_wr *)slot)->rdma = (struct ib_rdma_wr){
+		.wr = { .next = next, .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge,
+			.opcode = opcode, .send_flags = flags, .ex.imm_data = (__force __be32)imm_raw },
+		.remote_addr = remote_addr, .rkey = rkey };
+}
 
-		memset(&wr[i], 0, sizeof(wr[i]));
-		head->next = i + 1 < count ? &wr[i + 1].send : NULL;
-		head->wr_cqe = w->cqe;
-		head->send_flags = w->flags;
-		switch (w->kind) {
-		case KAPI_IB_CHAIN_REG_MR:
-			head->opcode = IB_WR_REG_MR;
-			wr[i].reg.mr = w->mr;
-			wr[i].reg.key = ((struct ib_mr *)w->mr)->rkey;
-			wr[i].reg.access = w->access;
-			break;
-		case KAPI_IB_CHAIN_LOCAL_INV:
-			head->opcode = IB_WR_LOCAL_INV;
-			head->ex.invalidate_rkey = w->ex;
-			break;
-		case KAPI_IB_CHAIN_RDMA:
-			wr[i].rdma.remote_addr = w->remote_addr;
-			wr[i].rdma.rkey = w->rkey;
-			fallthrough;
-		default:
-			head->opcode = w->opcode;
-			head->sg_list = (struct ib_sge *)w->sge;
-			head->num_sge = w->num_sge;
-			if (w->opcode == IB_WR_SEND_WITH_INV)
-				head->ex.invalidate_rkey = w->ex;
-			else
-				head->ex.imm_data = (__force __be32)w->ex;
-			break;
-		}
-	}
-	ret = ib_post_send(qp, &wr[0].send, &bad);
-	if (ret == 0)
-		*posted = count;
-	else if (bad)
-		*posted = ((const char *)bad - (const char *)wr) / sizeof(wr[0]);
-	return ret;
+void kapi_ib_chain_reg_mr(void *slot, void *next, void *cqe, void *mr, int access, unsigned int flags)
+{
+	((union kapi_ib_chain_wr *)slot)->reg = (struct ib_reg_wr){
+		.wr = { .next = next, .wr_cqe = cqe, .opcode = IB_WR_REG_MR, .send_flags = flags },
+		.mr = mr, .key = ((struct ib_mr *)mr)->rkey, .access = access };
+}
+
+void kapi_ib_chain_local_inv(void *slot, void *next, void *cqe, unsigned int rkey, unsigned int flags)
+{
+	((union kapi_ib_chain_wr *)slot)->send = (struct ib_send_wr){
+		.next = next, .wr_cqe = cqe, .opcode = IB_WR_LOCAL_INV, .send_flags = flags,
+		.ex.invalidate_rkey = rkey };
+}
+
+void kapi_ib_chain_link(void *slot, void *next)
+{
+	((union kapi_ib_chain_wr *)slot)->send.next = next;
+}
+
+int kapi_ib_post_chain(void *qp, void *first, const void **bad)
+{
+	return ib_post_send(qp, first, (const struct ib_send_wr **)bad);
 }
 
 const char *kapi_ib_wc_status_msg(int status)

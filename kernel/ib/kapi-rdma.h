@@ -273,28 +273,23 @@ int kapi_ib_post_reg_mr(void *qp, void *cqe, void *mr, int access, unsigned int 
 int kapi_ib_post_local_inv(void *qp, void *cqe, unsigned int rkey, unsigned int flags) KAPI_NOEXCEPT;
 /*
  * Send-queue WRs chained in one ib_post_send (the provider's send path runs
- * once). Each element says what kapi_ib_post_send, _post_rdma, _post_reg_mr
- * or _post_local_inv would have posted alone (@kind; @opcode, @ex, @remote_addr,
- * @rkey, @mr, @access as there), in order. On an error, *@posted is how many
- * the provider took (bad_wr's place): those execute in order, the rest never
- * do; @count on success. At most KAPI_IB_CHAIN_MAX elements (-EINVAL).
+ * once). @slot: KABI_SIZEOF_IB_CHAIN_WR bytes (any WR kind) that the caller
+ * owns until the post returns; each kapi_ib_chain_* fills one, as
+ * kapi_ib_post_send, _post_rdma, _post_reg_mr or _post_local_inv would
+ * have posted it alone, followed by @next (NULL ends the chain).
+ * kapi_ib_post_chain posts from @first; on an error *@bad is the slot the
+ * provider stopped at: the slots before it execute in order, the rest never.
  */
-enum kapi_ib_chain_kind { KAPI_IB_CHAIN_SEND, KAPI_IB_CHAIN_RDMA, KAPI_IB_CHAIN_REG_MR, KAPI_IB_CHAIN_LOCAL_INV };
-#define KAPI_IB_CHAIN_MAX 5
-struct kapi_ib_chain_wr {
-	int kind;
-	int opcode;
-	void *cqe;
-	const struct kapi_ib_sge *sge;
-	int num_sge;
-	unsigned int flags;
-	unsigned int ex;
-	unsigned long long remote_addr;
-	unsigned int rkey;
-	void *mr;
-	int access;
-};
-int kapi_ib_post_chain(void *qp, const struct kapi_ib_chain_wr *wrs, int count, int *posted) KAPI_NOEXCEPT;
+void kapi_ib_chain_send(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+			unsigned int flags, unsigned int ex) KAPI_NOEXCEPT;
+void kapi_ib_chain_rdma(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+			unsigned int flags, unsigned long long remote_addr, unsigned int rkey,
+			unsigned int imm_raw) KAPI_NOEXCEPT;
+void kapi_ib_chain_reg_mr(void *slot, void *next, void *cqe, void *mr, int access, unsigned int flags) KAPI_NOEXCEPT;
+void kapi_ib_chain_local_inv(void *slot, void *next, void *cqe, unsigned int rkey, unsigned int flags) KAPI_NOEXCEPT;
+/* The next WR of a filled slot (NULL: the last). */
+void kapi_ib_chain_link(void *slot, void *next) KAPI_NOEXCEPT;
+int kapi_ib_post_chain(void *qp, void *first, const void **bad) KAPI_NOEXCEPT;
 const char *kapi_ib_wc_status_msg(int status) KAPI_NOEXCEPT;
 
 /* ---- DMA mapping, scatterlists, memory regions --------------------------- */

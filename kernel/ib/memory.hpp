@@ -169,74 +169,83 @@ private:
 // all of them instead of once each. Add in send-queue order, then post().
 // The SGE arrays added must outlive post(). On an error, posted() is how
 // many the provider took: those execute, in order; the rest never do.
+// Each WR is built once, in place, in this object (kMaxWorkRequests slots).
 class SendChain final : cxxrt::Pinned {
 public:
+    static constexpr u32 kMaxWorkRequests = 5;
+
     void invalidate(u32 rkey, Completion* done, SendFlags flags)
     {
-        add(KAPI_IB_CHAIN_LOCAL_INV, 0, done, {}, flags, rkey);
+        if (void* slot = next_slot())
+            kapi_ib_chain_local_inv(slot, after(slot), cqe(done), rkey, flags);
     }
     // REG_MR of region with its current key (see MemoryRegion::post_register).
     void register_region(MemoryRegion& region, Access access, Completion* done, SendFlags flags)
     {
-        if (kapi_ib_chain_wr* wr = add(KAPI_IB_CHAIN_REG_MR, 0, done, {}, flags, 0)) {
-            wr->mr = region.mr_;
-            wr->access = int(access);
-        }
+        if (void* slot = next_slot())
+            kapi_ib_chain_reg_mr(slot, after(slot), cqe(done), region.mr_, int(access), flags);
     }
     void write(Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags)
     {
-        add_rdma(KABI_IB_WR_RDMA_WRITE, sges, remote, done, flags, 0);
+        rdma(KABI_IB_WR_RDMA_WRITE, sges, remote, done, flags, 0);
     }
     void write_imm(Span<const Sge> sges, RemoteBuffer remote, u32 imm, Completion* done, SendFlags flags)
     {
-        add_rdma(KABI_IB_WR_RDMA_WRITE_WITH_IMM, sges, remote, done, flags, imm_to_wire(imm));
+        rdma(KABI_IB_WR_RDMA_WRITE_WITH_IMM, sges, remote, done, flags, imm_to_wire(imm));
     }
     void send_imm(Span<const Sge> sges, u32 imm, Completion* done, SendFlags flags)
     {
-        add(KAPI_IB_CHAIN_SEND, KABI_IB_WR_SEND_WITH_IMM, done, sges, flags, imm_to_wire(imm));
+        send(KABI_IB_WR_SEND_WITH_IMM, sges, done, flags, imm_to_wire(imm));
     }
     void send_inv(Span<const Sge> sges, u32 rkey, Completion* done, SendFlags flags)
     {
-        add(KAPI_IB_CHAIN_SEND, KABI_IB_WR_SEND_WITH_INV, done, sges, flags, rkey);
+        send(KABI_IB_WR_SEND_WITH_INV, sges, done, flags, rkey);
     }
 
-    // -EINVAL (nothing posted) if more than KAPI_IB_CHAIN_MAX were added.
+    // -EINVAL (nothing posted) if none or more than kMaxWorkRequests were added.
     Result<void> post(QueuePair& qp)
     {
-        int taken = 0;
-        const int error = overflow_ ? -cxxrt::err::kInval : kapi_ib_post_chain(qp.raw(), wrs_, int(count_), &taken);
-        posted_ = u32(taken);
+        posted_ = 0;
+        if (overflow_ || count_ == 0)
+            return Error(cxxrt::err::kInval);
+        // Each WR was added pointing at the next slot; the last one ends it.
+        kapi_ib_chain_link(slot(count_ - 1), nullptr);
+        const void* bad = nullptr;
+        const int error = kapi_ib_post_chain(qp.raw(), slot(0), &bad);
+        if (error == 0)
+            posted_ = count_;
+        else if (bad)
+            posted_ = u32((static_cast<const u8*>(bad) - slots_[0]) / KABI_SIZEOF_IB_CHAIN_WR);
         return cxxrt::to_result(error);
     }
     u32 posted() const { return posted_; }
 
 private:
-    kapi_ib_chain_wr* add(int kind, int opcode, Completion* done, Span<const Sge> sges, SendFlags flags, u32 ex)
+    void* slot(u32 index) { return slots_[index]; }
+    void* next_slot()
     {
-        if (count_ == KAPI_IB_CHAIN_MAX) {
+        if (count_ == kMaxWorkRequests) {
             overflow_ = true;
             return nullptr;
         }
-        kapi_ib_chain_wr& wr = wrs_[count_++];
-        wr = kapi_ib_chain_wr{};
-        wr.kind = kind;
-        wr.opcode = opcode;
-        wr.cqe = done ? done->cqe() : nullptr;
-        wr.sge = sges.data();
-        wr.num_sge = int(sges.size());
-        wr.flags = flags;
-        wr.ex = ex;
-        return &wr;
+        return slot(count_++);
     }
-    void add_rdma(int opcode, Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags, u32 ex)
+    // The slot after this one (linked now, ended by post()).
+    void* after(void* slot) { return static_cast<u8*>(slot) + KABI_SIZEOF_IB_CHAIN_WR; }
+    static void* cqe(Completion* done) { return done ? done->cqe() : nullptr; }
+    void send(int opcode, Span<const Sge> sges, Completion* done, SendFlags flags, u32 ex)
     {
-        if (kapi_ib_chain_wr* wr = add(KAPI_IB_CHAIN_RDMA, opcode, done, sges, flags, ex)) {
-            wr->remote_addr = remote.addr;
-            wr->rkey = remote.rkey;
-        }
+        if (void* slot = next_slot())
+            kapi_ib_chain_send(slot, after(slot), cqe(done), sges.data(), int(sges.size()), opcode, flags, ex);
+    }
+    void rdma(int opcode, Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags, u32 imm_raw)
+    {
+        if (void* slot = next_slot())
+            kapi_ib_chain_rdma(slot, after(slot), cqe(done), sges.data(), int(sges.size()), opcode, flags,
+                               remote.addr, remote.rkey, imm_raw);
     }
 
-    kapi_ib_chain_wr wrs_[KAPI_IB_CHAIN_MAX];
+    alignas(KABI_ALIGNOF_IB_CHAIN_WR) u8 slots_[kMaxWorkRequests][KABI_SIZEOF_IB_CHAIN_WR];
     u32 count_ = 0;
     u32 posted_ = 0;
     bool overflow_ = false;

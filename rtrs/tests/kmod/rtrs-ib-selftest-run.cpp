@@ -645,12 +645,12 @@ bool Selftest::send_chain()
     return true;
 }
 
-// A chain over KAPI_IB_CHAIN_MAX posts nothing; an invalidation alone.
+// A chain over SendChain::kMaxWorkRequests posts nothing; an invalidation alone.
 // (Apart from send_chain: together their frame is over 2 KiB with KASAN.)
 bool Selftest::send_chain_limits()
 {
     SendChain too_long;
-    for (u32 i = 0; i <= KAPI_IB_CHAIN_MAX; ++i)
+    for (u32 i = 0; i <= SendChain::kMaxWorkRequests; ++i)
         too_long.write_imm({}, RemoteBuffer{}, kImmChained, nullptr, kUnsignaled);
     auto refused = too_long.post(server_.conn->qp());
     EXPECT(refused.is_error() && refused.error().code() == cxxrt::err::kInval);

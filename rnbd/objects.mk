@@ -7,8 +7,9 @@ rnbd-client-objs := rnbd/client/rnbd-clt-mod.o kernel/trace/kapi-rnbd-clt-trace.
 	rnbd/core/rnbd-codec.o rnbd/core/rnbd-clt-options.o $(common-objs)
 rnbd-server-objs := rnbd/server/rnbd-srv-mod.o kernel/trace/kapi-rnbd-srv-trace.o rnbd/server/rnbd-srv.o \
 	rnbd/server/rnbd-srv-session.o rnbd/server/rnbd-srv-device.o rnbd/server/rnbd-srv-io.o \
-	rnbd/server/rnbd-srv-io-bdev.o rnbd/server/rnbd-srv-io-file.o kernel/block/kapi-blkdev.o kernel/block/kapi-bio.o \
-	kernel/block/kapi-file.o rnbd/core/rnbd-codec.o
+	rnbd/server/rnbd-srv-io-bdev.o rnbd/server/rnbd-srv-io-file.o rnbd/server/rnbd-srv-exports.o \
+	kernel/block/kapi-blkdev.o kernel/block/kapi-bio.o \
+	kernel/block/kapi-file.o rnbd/core/rnbd-codec.o rnbd/core/rnbd-srv-exports.o $(common-objs)
 # The trace event definitions find their own header again through
 # <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").
 CFLAGS_kernel/trace/kapi-rnbd-clt-trace.o := -I$(src)/kernel/trace

@@ -205,6 +205,16 @@ struct rtrs_server_callbacks {
 	/* KAPI: process context. */
 	void (*link_event)(struct rtrs_server_session *session, enum rtrs_server_link_event event,
 			   void *session_context);
+	/*
+	 * Optional: may a new path from `client` join a session the user
+	 * already knows (announced, `session_context` set)? 0 admits it, a
+	 * negative errno refuses the connect with it. Called with the
+	 * server's session list locked, before the path is listed, so that
+	 * rtrs_server_session_client_addresses() either lists the path or
+	 * runs before this call. KAPI: process context; must not take a lock
+	 * held around rtrs_server_session_client_addresses().
+	 */
+	int (*admit_path)(void *session_context, const struct rtrs_address *client);
 };
 
 /* Starts listening on `port` (all addresses). KAPI: process context. */
@@ -226,6 +236,13 @@ unsigned int rtrs_server_chunk_size(struct rtrs_server_session *session) RTRS_AP
  * client's close). Idempotent. KAPI: process context.
  */
 void rtrs_server_close_session(struct rtrs_server_session *session) RTRS_API_NOEXCEPT;
+/*
+ * The client address of each path of the session (connecting, connected or
+ * closing), at most `max` of them into `out` (port 0, no scope). Returns the
+ * number of paths, which may exceed `max`. KAPI: process context, sleeps.
+ */
+int rtrs_server_session_client_addresses(struct rtrs_server_session *session, struct rtrs_address *out,
+					 unsigned int max) RTRS_API_NOEXCEPT;
 /* Completes an IO with 0 or a negative errno. KAPI: any context, no sleep. */
 void rtrs_server_respond(struct rtrs_server_io *io, int error) RTRS_API_NOEXCEPT;
 

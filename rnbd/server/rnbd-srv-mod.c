@@ -87,6 +87,16 @@ int rnbd_srv_allow_fileio_of_block_devices(void)
 	return READ_ONCE(allow_fileio_of_block_devices);
 }
 
+static bool exports_only;
+module_param(exports_only, bool, 0644);
+MODULE_PARM_DESC(exports_only,
+		 "Y: only exports (ctl/exports/) can be opened, even while none is defined; N (default): with no export defined, what dev_search_path leads to");
+
+int rnbd_srv_exports_only(void)
+{
+	return READ_ONCE(exports_only);
+}
+
 static unsigned int idle_session_timeout_ms = 60000;
 
 static int idle_session_timeout_set(const char *value, const struct kernel_param *kp)

@@ -4,6 +4,7 @@
 // the mapping for the duration of the IO.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include <cxxrt/text.hpp>
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
@@ -64,39 +65,132 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
     MutexGuard guard(mutex_);
     SessDev* dev = find_open_by_path(msg.dev_name);
     if (!dev) {
-        PathBuffer path;
-        if (!path.data())
-            return Error(err::kNoMem);
-        auto built = policy::build_full_path(path.span(), rnbd_srv_dev_search_path(), name_, msg.dev_name);
-        if (built.is_error()) {
-            log::err_ratelimited("session %s: device path refused (contains '..' or too long)", name_);
-            return built.error();
-        }
-        PathBuffer file_export_dir;
-        if (!file_export_dir.data())
-            return Error(err::kNoMem);
-        CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
-        Refusal refusal;
-        auto created = create_dev(msg, path.data(), file_export_dir.data(), refusal);
-        if (created.is_error()) {
-            log::err_ratelimited("session %s: cannot open '%s' (%s): %s%s%d", name_, path.data(),
-                                 access_mode_name(msg.access_mode), refusal.reason, refusal.reason[0] ? ": " : "",
-                                 created.to_errno());
-            // The detail stays in the log: the client is not told what the
-            // path leads to on the server.
-            if (refusal.not_exported)
-                return Error::from_errno(policy::not_exported_errno(created.to_errno()));
-            return created.error();
-        }
-        dev = created.value();
-        log::info("session %s: opened '%s' as %s, %s, %s, device id %u, %llu sectors", name_, path.data(),
-                  dev->device()->name(), access_mode_name(dev->access_mode()),
-                  dev->backing().io_mode_name(), dev->id(), (unsigned long long)dev->sectors());
+        RefPtr<Export> exported;
+        if (server().exports().lookup(msg.dev_name, exported))
+            dev = CXXRT_TRY(open_export(msg, move(exported)));
+        else
+            dev = CXXRT_TRY(open_by_search_path(msg));
+        log::info("session %s: opened '%s' as %s, %s, %s, device id %u, %llu sectors", name_,
+                  dev->export_ ? dev->export_->definition().backing : dev->mapping_path_, dev->device()->name(),
+                  access_mode_name(dev->access_mode()), dev->backing().io_mode_name(), dev->id(),
+                  (unsigned long long)dev->sectors());
     }
     rsp = codec::OpenRspFields{};
     dev->backing().fill_open_rsp(rsp);
     rsp.device_id = dev->id();
     return {};
+}
+
+Result<SessDev*> Session::open_by_search_path(const codec::OpenView& msg)
+{
+    PathBuffer path;
+    if (!path.data())
+        return Error(err::kNoMem);
+    auto built = policy::build_full_path(path.span(), rnbd_srv_dev_search_path(), name_, msg.dev_name);
+    if (built.is_error()) {
+        log::err_ratelimited("session %s: device path refused (contains '..' or too long)", name_);
+        return built.error();
+    }
+    PathBuffer file_export_dir;
+    if (!file_export_dir.data())
+        return Error(err::kNoMem);
+    CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
+    Refusal refusal;
+    auto created = create_dev(msg, path.data(), file_export_dir.data(), refusal);
+    if (created.is_error()) {
+        log::err_ratelimited("session %s: cannot open '%s' (%s): %s%s%d", name_, path.data(),
+                             access_mode_name(msg.access_mode), refusal.reason, refusal.reason[0] ? ": " : "",
+                             created.to_errno());
+        // The detail stays in the log: the client is not told what the
+        // path leads to on the server.
+        if (refusal.not_exported)
+            return Error::from_errno(policy::not_exported_errno(created.to_errno()));
+        return created.error();
+    }
+    return created.value();
+}
+
+bool Session::admitted_by(const Export& exported)
+{
+    constexpr u32 kMaxPaths = RTRS_MAX_PATHS;  // a session has at most as many paths as a client may add
+    rtrs_address* found = allocate_array<rtrs_address>(Gfp::kernel(), kMaxPaths);
+    if (!found)
+        return false;
+    ScopeGuard release([found] { free_array(found); });
+    const int count = rtrs_server_session_client_addresses(rtrs_, found, kMaxPaths);
+    if (count <= 0 || u32(count) > kMaxPaths)
+        return false;
+    rtrs::Address* addresses = allocate_array<rtrs::Address>(Gfp::kernel(), u32(count));
+    if (!addresses)
+        return false;
+    ScopeGuard release_addresses([addresses] { free_array(addresses); });
+    for (int i = 0; i < count; ++i) {
+        addresses[i].family = rtrs::AddressFamily(found[i].family);
+        copy_bytes(addresses[i].bytes, found[i].bytes, sizeof(addresses[i].bytes));
+    }
+    return exports::admits_session(exported.definition(), StringView(name_),
+                                   Span<const rtrs::Address>(addresses, size_t(count)));
+}
+
+Result<SessDev*> Session::open_export(const codec::OpenView& msg, RefPtr<Export> exported)
+{
+    // A name that is not an export and an export that does not admit this
+    // session get one answer: the client learns nothing of the exports.
+    if (!exported) {
+        log::err_ratelimited("session %s: '%.*s' is not an export", name_, int(msg.dev_name.length()),
+                             msg.dev_name.data());
+        return Error::from_errno(-policy::kErrNotExported);
+    }
+    const exports::ExportDefinition& definition = exported->definition();
+    {
+        // From here on a new path of this session is checked against the
+        // export too (admit_path): none joins between the check and the mapping.
+        BhSpinGuard spin(lock_);
+        opening_ = exported.get();
+    }
+    ScopeGuard done([this] {
+        BhSpinGuard spin(lock_);
+        opening_ = nullptr;
+    });
+    if (!admitted_by(*exported)) {
+        log::err_ratelimited("session %s: export '%s' does not admit this session (its name or a path's address)",
+                             name_, definition.name);
+        return Error::from_errno(-policy::kErrNotExported);
+    }
+    if (const int refused = exports::check_open_mode(definition, msg.access_mode, msg.io_mode); refused < 0) {
+        log::err_ratelimited("session %s: export '%s' (access %s, io_modes %s) refuses %s%s: %d", name_,
+                             definition.name, definition.read_only ? "ro" : "rw",
+                             exports::io_modes_text(definition.io_modes), access_mode_name(msg.access_mode),
+                             msg.io_mode == wire::IoMode::kFileIo   ? " io_mode=fileio"
+                             : msg.io_mode == wire::IoMode::kBlockIo ? " io_mode=blockio"
+                                                                     : "",
+                             refused);
+        return Error::from_errno(refused);
+    }
+    PathBuffer file_export_dir;
+    if (!file_export_dir.data())
+        return Error(err::kNoMem);
+    CXXRT_TRY(copy_file_export_dir(file_export_dir.span()));
+    Refusal refusal;
+    auto created = create_dev(msg, definition.backing, file_export_dir.data(), refusal);
+    if (created.is_error()) {
+        log::err_ratelimited("session %s: cannot open export '%s' ('%s', %s): %s%s%d", name_, definition.name,
+                             definition.backing, access_mode_name(msg.access_mode), refusal.reason,
+                             refusal.reason[0] ? ": " : "", created.to_errno());
+        if (refusal.not_exported)
+            return Error::from_errno(policy::not_exported_errno(created.to_errno()));
+        return created.error();
+    }
+    SessDev* dev = created.value();
+    dev->export_ = move(exported);
+    // Removed while we opened it: its removal may have walked this session
+    // before the mapping existed.
+    if (dev->export_->withdrawn()) {
+        log::err_ratelimited("session %s: export '%s' was removed while it opened", name_, definition.name);
+        close_dev(*dev, false);
+        return Error::from_errno(-policy::kErrNotExported);
+    }
+    return dev;
 }
 
 Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
@@ -208,6 +302,37 @@ Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
     }
     mutex_.unlock();
     return result;
+}
+
+void Session::close_export(const Export& removed)
+{
+    MutexGuard guard(mutex_);
+    for (SessDev& dev : devs_) {
+        if (dev.export_.get() != &removed || dev.state_ != SessDev::State::kOpen)
+            continue;
+        log::info("session %s: export '%s' removed: closing device id %u", name_, removed.definition().name,
+                  dev.id_);
+        close_dev(dev, true);
+    }
+}
+
+int Session::admit_path(const rtrs_address& client)
+{
+    rtrs::Address address;
+    address.family = rtrs::AddressFamily(client.family);
+    copy_bytes(address.bytes, client.bytes, sizeof(address.bytes));
+    BhSpinGuard spin(lock_);
+    if (opening_ && !exports::admits_address(opening_->definition(), address))
+        return -err::kAccess;
+    for (SessDev& dev : devs_) {
+        if (dev.state_ == SessDev::State::kOpen && dev.export_ &&
+            !exports::admits_address(dev.export_->definition(), address)) {
+            log::err_ratelimited("session %s: a new path's address is not admitted by export '%s'", name_,
+                                 dev.export_->definition().name);
+            return -err::kAccess;
+        }
+    }
+    return 0;
 }
 
 void Session::close_all()

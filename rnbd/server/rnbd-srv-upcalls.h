@@ -40,6 +40,8 @@ int rnbd_srv_cxx_set_path_param(const char *name, const char *value, char *stora
 int rnbd_srv_allow_realtime_ioprio(void) KAPI_NOEXCEPT;
 /* The allow_fileio_of_block_devices parameter. KAPI: any context. */
 int rnbd_srv_allow_fileio_of_block_devices(void) KAPI_NOEXCEPT;
+/* The exports_only parameter. KAPI: any context. */
+int rnbd_srv_exports_only(void) KAPI_NOEXCEPT;
 /* The idle_session_timeout_ms parameter. KAPI: any context. */
 unsigned int rnbd_srv_idle_session_timeout_ms(void) KAPI_NOEXCEPT;
 /*

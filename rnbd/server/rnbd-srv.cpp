@@ -27,6 +27,7 @@ void on_link_event(rtrs_server_session* rtrs, rtrs_server_link_event event, void
             return;
         }
         rtrs_server_set_session_context(rtrs, session);
+        server().add_session(*session);
         session->arm_idle_timer();
         log::info("session %s connected", session->name());
         ktrace::rnbd_srv::create_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
@@ -37,12 +38,20 @@ void on_link_event(rtrs_server_session* rtrs, rtrs_server_link_event event, void
         return;
     // (Linux's server skips this event for a session that never opened a device.)
     ktrace::rnbd_srv::destroy_sess(session->name(), int(rtrs_server_queue_depth(rtrs)));
+    server().remove_session(*session);
     session->close_all();
     log::info("session %s disconnected", session->name());
     destroy(session);
 }
 
-constexpr rtrs_server_callbacks kCallbacks = {on_rtrs_io, on_link_event};
+// A new path of a session the user knows: the exports it maps decide.
+int on_admit_path(void* context, const rtrs_address* client)
+{
+    Session* session = static_cast<Session*>(context);
+    return session ? session->admit_path(*client) : 0;
+}
+
+constexpr rtrs_server_callbacks kCallbacks = {on_rtrs_io, on_link_event, on_admit_path};
 
 }  // namespace
 
@@ -63,6 +72,7 @@ Result<void> Server::start(u16 port)
     CXXRT_TRY(devices_dir_.add(this, ctl_, "devices"));
     CXXRT_TRY(kernel_dir_.add(this, sysfs::KobjRef::kernel(), "rnbd_server"));
     CXXRT_TRY(devices_link_.create(kernel_dir_, devices_dir_, "devices"));
+    CXXRT_TRY(exports_.start(ctl_));
 
     rtrs_server_context* rtrs = rtrs_server_open(&kCallbacks, port);
     const long value = reinterpret_cast<long>(rtrs);
@@ -83,6 +93,7 @@ void Server::stop()
         rtrs_server_close(rtrs_);
         rtrs_ = nullptr;
     }
+    exports_.stop();
     control_wq_.reset();
     file_io_wq_.reset();
     io_wq_.reset();

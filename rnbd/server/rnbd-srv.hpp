@@ -7,6 +7,10 @@
 //            registry of exported Devices, and the workqueues.
 //   Session  (one per RTRS session, created on CONNECTED, destroyed on
 //            DISCONNECTED): the client's mappings (SessDev), by device id.
+//   Export   (one per exports/add, while exports are in use): a definition
+//            (rnbd/core/rnbd-srv-exports.hpp), its sysfs directory
+//            ctl/exports/<name>/, counted references from the table and
+//            from each mapping opened through it.
 //   Device   (one per exported object, shared by every session mapping it):
 //            the writer count that enforces the access rules and the sysfs
 //            directory devices/<name>/{block_dev, sessions/}.
@@ -22,6 +26,7 @@
 
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/list.hpp>
+#include <cxxrt/ref_counted.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
 #include <cxxrt/sync.hpp>
@@ -32,6 +37,7 @@
 #include <proto/rnbd-wire.hpp>
 #include <rtrs/rtrs-api.h>
 #include "rnbd/core/rnbd-codec.hpp"
+#include "rnbd/core/rnbd-srv-exports.hpp"
 #include "rnbd/server/rnbd-srv-backend.hpp"
 
 namespace rnbd::srv {
@@ -108,6 +114,73 @@ class Session;
 class Device;
 class Server;
 
+// An export an administrator defined (exports/add). The definition never
+// changes; a change is a removal and a new export. The table holds one
+// reference until the export is removed, each mapping opened through it one.
+class Export : public cxxrt::RefCounted<Export>, Pinned {
+public:
+    Export() = default;
+    ~Export() = default;
+
+    exports::ExportDefinition& definition() { return definition_; }
+    const exports::ExportDefinition& definition() const { return definition_; }
+    // Set under ExportTable::lock_ when the export leaves the table: an OPEN
+    // that found it before must not keep a mapping.
+    bool withdrawn() const { return withdrawn_.load(cxxrt::MemoryOrder::kAcquire); }
+
+    // sysfs handlers of exports/<name>/ (the definition is immutable: no lock).
+    Result<void> show_definition(sysfs::Output& out);
+    Result<void> show_path(sysfs::Output& out);
+    Result<void> show_access_mode(sysfs::Output& out);
+    Result<void> show_io_modes(sysfs::Output& out);
+    Result<void> show_allow(sysfs::Output& out);
+    Result<void> show_session(sysfs::Output& out);
+
+private:
+    friend class ExportTable;
+    ListNode table_node_;
+    Atomic<bool> withdrawn_{false};
+    sysfs::Directory kobj_;
+    exports::ExportDefinition definition_;
+
+public:
+    using List = IntrusiveList<Export, &Export::table_node_>;
+};
+
+// The exports (rnbd-srv-exports.cpp): /sys/class/rnbd-server/ctl/exports/
+// with the files add and remove and a directory per export. While the table
+// is empty the server opens what dev_search_path leads to (Linux's
+// behaviour); once an export is defined, only exports can be opened.
+class ExportTable : Pinned {
+public:
+    ExportTable() = default;
+    ~ExportTable() = default;
+
+    Result<void> start(sysfs::KobjRef ctl);
+    // Withdraws every export (module unload: no mapping is left by then).
+    void stop();
+
+    // An OPEN of `name`: false while no export is defined and exports_only
+    // is off (the caller goes by dev_search_path); else true, with `found`
+    // the export or null.
+    bool lookup(StringView name, cxxrt::RefPtr<Export>& found);
+
+    Result<void> store_add(sysfs::Input& in);
+    Result<void> store_remove(sysfs::Input& in);
+
+private:
+    Export* find(StringView name) CXXRT_REQUIRES(lock_);
+    // Checks that the backing object can be opened as the definition says.
+    Result<void> check_backing(const exports::ExportDefinition& definition);
+
+    Mutex lock_{cxxrt::lock_class<"rnbd::srv::ExportTable::lock_">};
+    Export::List exports_ CXXRT_GUARDED_BY(lock_);
+    u32 count_ CXXRT_GUARDED_BY(lock_) = 0;
+    sysfs::Group control_group_;  // add, remove
+    sysfs::Group export_group_;   // an export's files
+    sysfs::Directory dir_;        // ctl/exports
+};
+
 // A reference on this module (held per exported mapping, so rmmod is
 // refused while anything is exported): drop() or the destructor gives it
 // back.
@@ -164,6 +237,7 @@ private:
     State state_ = State::kOpen;  // under session_.lock_
     u64 sectors_ = 0;
     Backing backing_;
+    cxxrt::RefPtr<Export> export_;  // the export it was opened through (none under dev_search_path)
     Atomic<u32> refs_{1};
     Completion* drained_ = nullptr;
     sysfs::Directory kobj_;
@@ -227,6 +301,15 @@ public:
     Result<void> force_close(SessDev& dev, sysfs::Input& in);
     // DISCONNECTED: stops the idle timer, then closes everything.
     void close_all();
+    // The export was removed: closes the mappings opened through it (their
+    // ids stay until the client closes them, as after force_close).
+    void close_export(const Export& removed);
+    // RTRS asks whether a new path from `client` may join: every export
+    // this session maps (or is opening) must admit the address. 0 or
+    // -EACCES. Process context, under RTRS's session list lock.
+    int admit_path(const rtrs_address& client);
+
+    ListNode server_node;  // Server::sessions_
 
     // A session that maps no device for idle_session_timeout_ms is closed
     // (a client must not hold a session, its chunks and its connections
@@ -246,6 +329,12 @@ private:
     // `refusal` says why.
     Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
                                 Refusal& refusal) CXXRT_REQUIRES(mutex_);
+    // OPEN under dev_search_path (no export defined) or of an export.
+    Result<SessDev*> open_by_search_path(const codec::OpenView& msg) CXXRT_REQUIRES(mutex_);
+    Result<SessDev*> open_export(const codec::OpenView& msg, cxxrt::RefPtr<Export> exported) CXXRT_REQUIRES(mutex_);
+    // Whether the export admits this session: its name and the client
+    // address of each of its paths.
+    bool admitted_by(const Export& exported);
 
     rtrs_server_session* rtrs_;
     u32 io_room_;
@@ -253,6 +342,7 @@ private:
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
     SessDev::SessionList devs_;  // changed under mutex_ and lock_ both: read under either (clang cannot say "either")
+    const Export* opening_ = nullptr;  // the export an OPEN is checking; set under mutex_ and lock_, read under lock_
     cxxrt::DelayedWork idle_timer_{cxxrt::lock_class<"rnbd::srv::Session::idle_timer_">,
                                    cxxrt::Callback::to<&Session::on_idle_timer>(this)};
     char name_[kNameSize] = {};
@@ -274,6 +364,13 @@ public:
     Result<void> attach(SessDev& dev);
     void detach(SessDev& dev);
 
+    ExportTable& exports() { return exports_; }
+    // Sessions the server knows (CONNECTED .. DISCONNECTED): an export's
+    // removal closes its mappings in each.
+    void add_session(Session& session);
+    void remove_session(Session& session);
+    void close_export_mappings(const Export& removed);
+
     cxxrt::Workqueue& io_wq() { return io_wq_; }
     cxxrt::Workqueue& file_io_wq() { return file_io_wq_; }
     cxxrt::Workqueue& control_wq() { return control_wq_; }
@@ -293,6 +390,10 @@ private:
     sysfs::Link devices_link_;      // kernel_dir_/devices -> devices_dir_
     Mutex devices_lock_{cxxrt::lock_class<"rnbd::srv::Server::devices_lock_">};
     Device::List devices_ CXXRT_GUARDED_BY(devices_lock_);
+    ExportTable exports_;
+    // Before any Session::mutex_ (an export's removal walks the sessions).
+    Mutex sessions_lock_{cxxrt::lock_class<"rnbd::srv::Server::sessions_lock_">};
+    IntrusiveList<Session, &Session::server_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
 };
 
 Server& server();

@@ -47,6 +47,26 @@ Client client_of(const ib::IncomingConnection& incoming)
     return client;
 }
 
+// What the user says of a new path of a session it knows (its exports may
+// not admit the path's client address). Context::mutex() held.
+int user_path_refusal(Session& session, const ib::IncomingConnection& incoming, const Client& client)
+{
+    const rtrs_server_callbacks& callbacks = session.context().callbacks();
+    if (!session.announced || !callbacks.admit_path)
+        return 0;
+    rtrs_address address{};
+    auto converted = incoming.destination_address().to_addr();
+    if (converted.is_ok()) {
+        address.family = converted.value().family;
+        copy_bytes(address.bytes, converted.value().bytes, sizeof(address.bytes));
+    }
+    const int refusal = callbacks.admit_path(session.user_context, &address);
+    if (refusal < 0)
+        log::err_ratelimited("session %s: new path from %s refused by the session's user (%d)", session.name(),
+                             client.text, refusal);
+    return refusal;
+}
+
 // Logs a refusal by a per-client limit or the connection budget; returns its errno.
 int refused_by(Refusal why, const Client& client)
 {
@@ -192,6 +212,8 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
             if (why == Refusal::kNone)
                 why = admission().check_connection(session->client());
             int refusal = why != Refusal::kNone ? refused_by(why, client) : session->new_path_refusal(incoming);
+            if (refusal == 0)
+                refusal = user_path_refusal(*session, incoming, client);
             if (refusal < 0) {
                 if (new_session)
                     forget_session(*session);

@@ -72,6 +72,7 @@ EXPORT_SYMBOL_GPL(rtrs_server_session_name);
 EXPORT_SYMBOL_GPL(rtrs_server_queue_depth);
 EXPORT_SYMBOL_GPL(rtrs_server_chunk_size);
 EXPORT_SYMBOL_GPL(rtrs_server_close_session);
+EXPORT_SYMBOL_GPL(rtrs_server_session_client_addresses);
 EXPORT_SYMBOL_GPL(rtrs_server_respond);
 
 module_init(rtrs_srv_module_init);

@@ -33,6 +33,17 @@ Path::Path(Session& session, const codec::ConnReqFields& request, const ib::Inco
     g_counters.paths.add(1);
 }
 
+rtrs_address Path::client_address() const
+{
+    rtrs_address address{};
+    auto converted = client_address_.to_addr();
+    if (converted.is_error())
+        return address;  // family NONE: admitted by no rule
+    address.family = converted.value().family;
+    copy_bytes(address.bytes, converted.value().bytes, sizeof(address.bytes));
+    return address;
+}
+
 const ClientKey& Path::client() const
 {
     return session_.client();

@@ -278,6 +278,20 @@ extern "C" void rtrs_server_close_session(rtrs_server_session* handle) noexcept
         path.schedule_close("closed by the server's user");
 }
 
+extern "C" int rtrs_server_session_client_addresses(rtrs_server_session* handle, rtrs_address* out,
+                                                    unsigned int max) noexcept
+{
+    auto* session = reinterpret_cast<Session*>(handle);
+    MutexGuard guard(session->context().mutex());
+    unsigned int count = 0;
+    for (Path& path : session->paths) {
+        if (count < max)
+            out[count] = path.client_address();
+        ++count;
+    }
+    return int(count);
+}
+
 extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
 {
     auto* io = reinterpret_cast<ServerIo*>(handle);

@@ -290,6 +290,8 @@ public:
     const u8* uuid() const { return uuid_.bytes; }
     u16 connection_count() const { return connection_count_; }
     u16 reconnect_count() const { return reconnect_count_; }
+    // The client side's address (port 0, no scope), as the RTRS API gives it.
+    rtrs_address client_address() const;
     // The client this path's connections are charged to (its session's).
     const ClientKey& client() const;
     Heartbeat& heartbeat() { return heartbeat_; }

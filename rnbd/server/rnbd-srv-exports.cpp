@@ -85,16 +85,18 @@ Result<void> Export::show_session(sysfs::Output& out)
 
 void ExportTable::stop()
 {
-    // The files first: no add or remove runs after this.
-    dir_.remove();
-    MutexGuard guard(lock_);
-    while (Export* exported = exports_.first()) {
-        Export::List::remove(*exported);
-        exported->withdrawn_.store(true, MemoryOrder::kRelease);
-        exported->kobj_.remove();
-        exported->unref();
+    {
+        MutexGuard guard(lock_);
+        stopping_ = true;  // an add that waited for the lock adds nothing now
+        while (Export* exported = exports_.first()) {
+            Export::List::remove(*exported);
+            exported->withdrawn_.store(true, MemoryOrder::kRelease);
+            exported->kobj_.remove();  // children first: a directory's release waits for theirs
+            exported->unref();
+        }
+        count_ = 0;
     }
-    count_ = 0;
+    dir_.remove();
     control_group_.reset();
     export_group_.reset();
 }
@@ -162,6 +164,8 @@ Result<void> ExportTable::store_add(sysfs::Input& in)
     CXXRT_TRY(exports::directory_name(StringView(definition.name), Span<char>(directory, sizeof(directory))));
 
     MutexGuard guard(lock_);
+    if (stopping_)
+        return Error(err::kNoDev);
     if (find(StringView(definition.name))) {
         log::err("exports/add: an export named '%s' exists (remove it first)", definition.name);
         return Error(err::kExist);

@@ -52,9 +52,11 @@ expect_errno "add far (/dev/ram0 read-only) for 203.0.113.0/24 only" OK "$export
     "name=far path=/dev/ram0 allow=ip:203.0.113.0/24 access=ro"
 check "Linux's client maps vol0" test "$(map_errno up vol0)" = OK
 dev=$(dev_of vol0 up)
-check "fio randwrite 4k-128k + crc32c verify over $dev" \
-    fio --name=verify --filename="$dev" --rw=randwrite --bsrange=4k-128k --direct=1 --ioengine=libaio \
-        --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 --size=100% --output="$base/fio.out"
+fio_verify() {
+    fio --name=verify --filename="$1" --rw=randwrite --bsrange=4k-128k --direct=1 --ioengine=libaio \
+        --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1 --size=100% --output="$base/fio.out" >/dev/null
+}
+check "fio randwrite 4k-128k + crc32c verify over $dev" fio_verify "$dev"
 check "what $dev reads is what the server's /dev/ram0 holds" cmp "$dev" /dev/ram0
 check "an export that does not admit $addr is refused with ENOENT" test "$(map_errno up2 far)" = ENOENT
 check "a name that is not an export is refused with ENOENT" test "$(map_errno up2 nothing)" = ENOENT

@@ -66,6 +66,9 @@ check "the units run /usr/local/sbin/rnbdctl and the helpers from /usr/local/lib
     grep -qx 'ExecStop=/usr/local/sbin/rnbdctl unmap --all' '$root/usr/local/lib/systemd/system/rnbd-maps.service' &&
     grep -q '^ExecStart=/usr/local/lib/rnbd-cxx/rnbd-textfile ' '$root/usr/local/lib/systemd/system/rnbd-metrics.service' &&
     grep -q 'IMPORT{program}=\"/usr/local/lib/udev/rnbd_id %p\"' '$root/usr/local/lib/udev/rules.d/60-rnbd.rules'"
+check "rnbd-maps.service stops after blk-availability.service (LVM/MD on RNBD deactivated before unmap --all)" \
+    grep -qE '^Before=.*[[:space:]=]blk-availability\.service([[:space:]]|$)' \
+    "$root/usr/local/lib/systemd/system/rnbd-maps.service"
 check "every line of the modprobe.d template is a comment" sh -c "! grep -vE '^(#|$)' '$root/etc/modprobe.d/rnbd.conf'"
 check "DESTDIR: depmod not run (no modules.dep placed)" test ! -e "$root/lib/modules/$kver/modules.dep"
 same_lists() { [ "$(manifest_files)" = "$(tree_files)" ] || { diff <(manifest_files) <(tree_files) | sed 's/^/#   /'; return 1; }; }

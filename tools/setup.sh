@@ -5,7 +5,8 @@
 #  - apt packages: compilers, kernel headers matching the VM kernel, QEMU, busybox,
 #    rdma-core, fio, e2fsprogs, clang's libFuzzer runtime, dkms (the VM, whose
 #    root is this machine's, runs `dkms install` in selftests/install/), fdisk
-#    (sfdisk partitions a mapped device there);
+#    (sfdisk partitions a mapped device there), python3-prometheus-client
+#    (rnbdctl's host tests parse its Prometheus text with the reference parser);
 #  - Debian's 6.1 kernel image, unpacked (never installed) under .cache/kernel/;
 #  - Debian's linux-source-6.1 RNBD/RTRS folders under .cache/linux-source/
 #    (the interop peer and benchmark anchor; read for wire facts, never copied);
@@ -25,7 +26,8 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
-  linux-source-6.1 linux-source-6.12 gawk dkms fdisk jq python3 udev)
+  linux-source-6.1 linux-source-6.12 gawk dkms fdisk jq python3 udev
+  python3-prometheus-client)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.
 # Headers and image must be the same package version, so both are taken from it.

@@ -15,6 +15,7 @@
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 #include "tools/rnbdctl/view.hpp"
 
 namespace rnbdctl {
@@ -213,7 +214,7 @@ int command_map(Context& context, const Args& args)
                                       describe_errno(Operation::kSessionSet, settings_error),
                             kExitFailed);
     if (!context.json()) {
-        fprintf(context.out, "/dev/%s\n", device.c_str());
+        fprintf(context.out, "/dev/%s\n", printable(device).c_str());
         return kExitOk;
     }
     ClientDevice mapped;

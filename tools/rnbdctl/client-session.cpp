@@ -13,6 +13,7 @@
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 #include "tools/rnbdctl/view.hpp"
 
 namespace rnbdctl {
@@ -208,7 +209,7 @@ int path_add(Context& context, const Args& args)
     if (!added)
         return context.fail(what, "added, but the new path does not show in sysfs", kExitFailed);
     if (!context.json()) {
-        fprintf(context.out, "%s\n", added->name.c_str());
+        fprintf(context.out, "%s\n", printable(added->name).c_str());
         return kExitOk;
     }
     return print_document(context, [&](JsonWriter& json) {

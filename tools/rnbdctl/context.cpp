@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "tools/rnbdctl/text.hpp"
+
 namespace rnbdctl {
 
 namespace {
@@ -75,15 +77,17 @@ std::string describe_errno(Operation operation, int error)
     return text;
 }
 
+// Messages name devices, sessions and paths as sysfs or the command line
+// gave them: escaped (text.hpp) on their way to the terminal.
 int Context::fail(const std::string& what, const std::string& message, int code) const
 {
-    fprintf(err, "rnbdctl: %s: %s\n", what.c_str(), message.c_str());
+    fprintf(err, "rnbdctl: %s: %s\n", printable(what).c_str(), printable(message).c_str());
     return code;
 }
 
 int Context::usage(const std::string& what, const std::string& message) const
 {
-    fprintf(err, "rnbdctl: %s: %s\nTry 'rnbdctl --help'.\n", what.c_str(), message.c_str());
+    fprintf(err, "rnbdctl: %s: %s\nTry 'rnbdctl --help'.\n", printable(what).c_str(), printable(message).c_str());
     return kExitUsage;
 }
 

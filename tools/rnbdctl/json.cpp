@@ -4,28 +4,38 @@
 #include <cstdio>
 
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 
 namespace rnbdctl {
 
 std::string json_quote(const std::string& text)
 {
     std::string out = "\"";
-    for (unsigned char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                char escaped[8];
-                snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-                out += escaped;
-            } else {
-                out += char(c);
-            }
+    for (size_t offset = 0; offset < text.size();) {
+        const Utf8Character character = next_utf8(text, offset);
+        const char32_t code_point = character.code_point;
+        if (code_point == '"') {
+            out += "\\\"";
+        } else if (code_point == '\\') {
+            out += "\\\\";
+        } else if (code_point == '\n') {
+            out += "\\n";
+        } else if (code_point == '\t') {
+            out += "\\t";
+        } else if (code_point == '\r') {
+            out += "\\r";
+        } else if (code_point == kInvalidByte) {
+            // JSON text is UTF-8 and has no escape for a byte: the
+            // character that stands for an unknown one.
+            append_utf8(out, kReplacementCharacter);
+        } else if (is_control_character(code_point)) {
+            char escaped[16];
+            snprintf(escaped, sizeof(escaped), "\\u%04x", unsigned(code_point));
+            out += escaped;
+        } else {
+            out.append(text, offset, character.length);
         }
+        offset += character.length;
     }
     return out + "\"";
 }

@@ -43,6 +43,10 @@ private:
     std::vector<bool> first_;  // per open container: nothing written yet
 };
 
+// A JSON string of untrusted text (text.hpp), always valid UTF-8: newline,
+// tab and carriage return as \n, \t, \r, the other control characters (C0,
+// DEL, C1) as \u00XX, an invalid byte as U+FFFD (JSON has no escape for a
+// byte).
 std::string json_quote(const std::string& text);
 
 }  // namespace rnbdctl

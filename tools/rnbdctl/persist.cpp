@@ -14,6 +14,7 @@
 #include "tools/rnbdctl/model.hpp"
 #include "tools/rnbdctl/rnbdtab.hpp"
 #include "tools/rnbdctl/table.hpp"
+#include "tools/rnbdctl/text.hpp"
 #include "tools/rnbdctl/view.hpp"
 
 namespace rnbdctl {
@@ -59,9 +60,9 @@ int command_save(Context& context, const Args& args)
                                        (listed == 1 ? "" : "s") + "; it is left as it is (--force replaces it)");
     if (!old_error.empty())
         fprintf(context.err, "rnbdctl: save: note: the old %s does not parse (%s); it is replaced (kept as %s)\n",
-                file.c_str(), old_error.c_str(), backup.c_str());
+                printable(file).c_str(), printable(old_error).c_str(), printable(backup).c_str());
     for (const std::string& warning : warnings)
-        fprintf(context.err, "rnbdctl: save: warning: %s\n", warning.c_str());
+        fprintf(context.err, "rnbdctl: save: warning: %s\n", printable(warning).c_str());
     // The default directory (/etc/rnbd) on first use; any other directory
     // missing is more likely a typo in --file, which the write refuses.
     if (directory_of(file) == directory_of(context.default_rnbdtab))
@@ -93,7 +94,7 @@ int command_save(Context& context, const Args& args)
     } else {
         const std::string kept = replacing ? " (the previous file is " + backup + ")" : "";
         fprintf(context.out, "%zu mapping%s saved to %s%s\n", saved.size(), saved.size() == 1 ? "" : "s",
-                file.c_str(), kept.c_str());
+                printable(file).c_str(), printable(kept).c_str());
     }
     return kExitOk;
 }
@@ -111,7 +112,7 @@ int command_restore(Context& context, const Args& args)
     if (int read_error = read_file(file, text)) {
         // No rnbdtab at the default place: nothing was ever saved.
         if (read_error == ENOENT && !parsed.has("file")) {
-            fprintf(context.err, "rnbdctl: restore: no %s, nothing to restore\n", file.c_str());
+            fprintf(context.err, "rnbdctl: restore: no %s, nothing to restore\n", printable(file).c_str());
             text.clear();
         } else {
             return context.fail("restore " + file, file_error(read_error),

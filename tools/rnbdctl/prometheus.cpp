@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <vector>
 
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 
 namespace rnbdctl {
 
@@ -44,17 +46,23 @@ public:
     {
         if (value == kUnknown)
             return;
-        text_ += name_ + suffix + label_text(labels) + " " + std::to_string(value) + "\n";
+        sample_text(labels, std::to_string(value), suffix);
     }
+    // Two names that differ only in bytes prometheus_escape replaces give
+    // the same series; Prometheus refuses a file that repeats one, so the
+    // first is written and the others are left out.
     void sample_text(const Labels& labels, const std::string& value, const char* suffix = "")
     {
-        text_ += name_ + suffix + label_text(labels) + " " + value + "\n";
+        const std::string series = name_ + suffix + label_text(labels);
+        if (written_.insert(series).second)
+            text_ += series + " " + value + "\n";
     }
     const std::string& text() const { return text_; }
 
 private:
     std::string name_;
     std::string text_;
+    std::set<std::string> written_;
 };
 
 Labels path_labels(const std::string& session, const std::string& path)
@@ -228,15 +236,22 @@ void server_metrics(const Sysfs& sysfs, Exposition& out)
 std::string prometheus_escape(const std::string& value)
 {
     std::string out;
-    for (char c : value) {
-        if (c == '\\')
+    for (size_t offset = 0; offset < value.size();) {
+        const Utf8Character character = next_utf8(value, offset);
+        const char32_t code_point = character.code_point;
+        if (code_point == '\\')
             out += "\\\\";
-        else if (c == '"')
+        else if (code_point == '"')
             out += "\\\"";
-        else if (c == '\n')
+        else if (code_point == '\n')
             out += "\\n";
+        else if (code_point == kInvalidByte || is_control_character(code_point))
+            // The format has no escape for a byte or another control; the
+            // text must be UTF-8, and is often shown on a terminal.
+            append_utf8(out, kReplacementCharacter);
         else
-            out += c;
+            out.append(value, offset, character.length);
+        offset += character.length;
     }
     return out;
 }

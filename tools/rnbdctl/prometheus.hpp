@@ -12,7 +12,9 @@ namespace rnbdctl {
 
 std::string format_prometheus(const Sysfs& sysfs);
 
-// A label value escaped as the format wants (\\, \", \n).
+// A label value escaped as the format wants (\\, \", \n), made valid UTF-8
+// with no control character: an invalid byte or a control other than the
+// newline becomes U+FFFD (the format has no escape for them).
 std::string prometheus_escape(const std::string& value);
 
 }  // namespace rnbdctl

@@ -1,7 +1,10 @@
 // See table.hpp.
 #include "tools/rnbdctl/table.hpp"
 
+#include <algorithm>
+
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 
 namespace rnbdctl {
 
@@ -11,25 +14,31 @@ std::string cell(const std::string& value) { return value.empty() ? "-" : value;
 
 void Table::print(FILE* out) const
 {
-    std::vector<size_t> widths(headers_.size());
-    for (size_t i = 0; i < headers_.size(); ++i)
-        widths[i] = headers_[i].size();
+    // Every cell may hold a name from sysfs: shown escaped (text.hpp), and
+    // aligned by the characters a terminal shows, not by bytes.
+    auto shown = [](const std::vector<std::string>& row) {
+        std::vector<std::string> cells;
+        for (const std::string& value : row)
+            cells.push_back(printable(value));
+        return cells;
+    };
+    std::vector<std::vector<std::string>> rows = {shown(headers_)};
     for (const auto& row : rows_)
+        rows.push_back(shown(row));
+    std::vector<size_t> widths(headers_.size());
+    for (const auto& row : rows)
         for (size_t i = 0; i < row.size() && i < widths.size(); ++i)
-            widths[i] = std::max(widths[i], row[i].size());
-    auto print_row = [&](const std::vector<std::string>& row) {
+            widths[i] = std::max(widths[i], display_width(row[i]));
+    for (const auto& row : rows) {
         std::string line;
         for (size_t i = 0; i < headers_.size(); ++i) {
             const std::string value = i < row.size() ? row[i] : "";
             line += value;
             if (i + 1 < headers_.size())
-                line += std::string(widths[i] - value.size() + 2, ' ');
+                line += std::string(widths[i] - display_width(value) + 2, ' ');
         }
         fprintf(out, "%s\n", line.c_str());
-    };
-    print_row(headers_);
-    for (const auto& row : rows_)
-        print_row(row);
+    }
 }
 
 }  // namespace rnbdctl

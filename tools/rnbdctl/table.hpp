@@ -1,5 +1,7 @@
 // Column-aligned text tables for `-o table` (the default): a header row in
-// capitals, then one row per object; "-" where sysfs gave no value.
+// capitals, then one row per object; "-" where sysfs gave no value. Cells
+// are printed through printable() (text.hpp): a name from sysfs cannot
+// reach the terminal as a control sequence.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "tools/rnbdctl/view.hpp"
 
 #include "tools/rnbdctl/table.hpp"
+#include "tools/rnbdctl/text.hpp"
 
 namespace rnbdctl {
 
@@ -90,6 +91,12 @@ template <typename Path>
 std::string hca_cell(const Path& path)
 {
     return path.hca_name.empty() ? "-" : path.hca_name + ":" + cell(path.hca_port);
+}
+
+// A "label: value" line of `show`; the value may come from sysfs.
+void print_field(FILE* out, const char* label, const std::string& value)
+{
+    fprintf(out, "%s%s\n", label, printable(value).c_str());
 }
 
 }  // namespace
@@ -248,24 +255,24 @@ void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions
 
 void text_client_device(FILE* out, const ClientDevice& device)
 {
-    fprintf(out, "device:         /dev/%s\n", device.name.c_str());
-    fprintf(out, "session:        %s\n", cell(device.session).c_str());
-    fprintf(out, "device_path:    %s\n", cell(device.device_path).c_str());
-    fprintf(out, "access_mode:    %s\n", cell(device.access_mode).c_str());
-    fprintf(out, "io_mode:        %s\n", cell(device.io_mode).c_str());
-    fprintf(out, "nr_poll_queues: %s\n", cell(device.nr_poll_queues).c_str());
-    fprintf(out, "state:          %s\n", cell(device.state).c_str());
+    print_field(out, "device:         ", "/dev/" + device.name);
+    print_field(out, "session:        ", cell(device.session));
+    print_field(out, "device_path:    ", cell(device.device_path));
+    print_field(out, "access_mode:    ", cell(device.access_mode));
+    print_field(out, "io_mode:        ", cell(device.io_mode));
+    print_field(out, "nr_poll_queues: ", cell(device.nr_poll_queues));
+    print_field(out, "state:          ", cell(device.state));
     fprintf(out, "size:           %s bytes (%s sectors)%s\n", cell(times(device.size_sectors, 512)).c_str(),
             cell(device.size_sectors).c_str(), device.read_only ? ", read-only" : "");
 }
 
 void text_client_session(FILE* out, const ClientSession& session)
 {
-    fprintf(out, "session:                %s\n", session.name.c_str());
-    fprintf(out, "mpath_policy:           %s\n", cell(session.mpath_policy).c_str());
-    fprintf(out, "max_reconnect_attempts: %s\n", cell(session.max_reconnect_attempts).c_str());
-    fprintf(out, "io_hold_timeout_ms:     %s\n", cell(session.io_hold_timeout_ms).c_str());
-    fprintf(out, "devices:                %s\n", cell(join(session.devices)).c_str());
+    print_field(out, "session:                ", session.name);
+    print_field(out, "mpath_policy:           ", cell(session.mpath_policy));
+    print_field(out, "max_reconnect_attempts: ", cell(session.max_reconnect_attempts));
+    print_field(out, "io_hold_timeout_ms:     ", cell(session.io_hold_timeout_ms));
+    print_field(out, "devices:                ", cell(join(session.devices)));
     fprintf(out, "paths:\n");
     table_client_path_stats(out, {session});
 }

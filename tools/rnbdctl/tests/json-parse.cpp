@@ -31,6 +31,90 @@ struct Parser {
         i += w.size();
         return true;
     }
+    // Four hex digits after "\u" (at i, which is on the 'u').
+    bool hex4(unsigned& value)
+    {
+        if (i + 4 >= text.size())
+            return fail("bad \\u");
+        value = 0;
+        for (size_t k = 1; k <= 4; ++k) {
+            const char c = text[i + k];
+            const int digit = c >= '0' && c <= '9'   ? c - '0'
+                              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                     : -1;
+            if (digit < 0)
+                return fail("bad \\u");
+            value = value * 16 + unsigned(digit);
+        }
+        i += 4;
+        return true;
+    }
+    static void append_utf8(std::string& out, unsigned code_point)
+    {
+        if (code_point < 0x80) {
+            out += char(code_point);
+        } else if (code_point < 0x800) {
+            out += char(0xC0 | (code_point >> 6));
+            out += char(0x80 | (code_point & 0x3F));
+        } else if (code_point < 0x10000) {
+            out += char(0xE0 | (code_point >> 12));
+            out += char(0x80 | ((code_point >> 6) & 0x3F));
+            out += char(0x80 | (code_point & 0x3F));
+        } else {
+            out += char(0xF0 | (code_point >> 18));
+            out += char(0x80 | ((code_point >> 12) & 0x3F));
+            out += char(0x80 | ((code_point >> 6) & 0x3F));
+            out += char(0x80 | (code_point & 0x3F));
+        }
+    }
+    // "\uXXXX", with a surrogate pair as one character; a lone surrogate
+    // is refused (it has no UTF-8 form).
+    bool unicode_escape(std::string& out)
+    {
+        unsigned code_point = 0;
+        if (!hex4(code_point))
+            return false;
+        if (code_point >= 0xDC00 && code_point <= 0xDFFF)
+            return fail("lone low surrogate");
+        if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+            unsigned low = 0;
+            if (text.compare(i + 1, 2, "\\u") != 0)
+                return fail("high surrogate without its low half");
+            i += 2;
+            if (!hex4(low) || low < 0xDC00 || low > 0xDFFF)
+                return fail("high surrogate without its low half");
+            code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
+        }
+        append_utf8(out, code_point);
+        return true;
+    }
+    // A raw (unescaped) character of 2 to 4 bytes at i: JSON text is UTF-8
+    // (RFC 8259), so an invalid sequence, an overlong form, a surrogate or
+    // a code point above U+10FFFF is refused. Written apart from rnbdctl's
+    // own decoder (text.cpp), so that the two do not share a mistake.
+    bool multibyte(std::string& out)
+    {
+        const unsigned char first = (unsigned char)text[i];
+        size_t length = first >= 0xF0 && first <= 0xF4 ? 4 : first >= 0xE0 && first <= 0xEF ? 3
+                        : first >= 0xC2 && first <= 0xDF                                   ? 2
+                                                                                           : 0;
+        if (length == 0 || i + length > text.size())
+            return fail("invalid UTF-8");
+        unsigned code_point = first & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+        for (size_t k = 1; k < length; ++k) {
+            const unsigned char byte = (unsigned char)text[i + k];
+            if ((byte & 0xC0) != 0x80)
+                return fail("invalid UTF-8");
+            code_point = (code_point << 6) | (byte & 0x3F);
+        }
+        const unsigned smallest = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+        if (code_point < smallest || (code_point >= 0xD800 && code_point <= 0xDFFF) || code_point > 0x10FFFF)
+            return fail("invalid UTF-8");
+        out.append(text, i, length);
+        i += length;
+        return true;
+    }
     bool string(std::string& out)
     {
         if (i >= text.size() || text[i] != '"')
@@ -41,6 +125,11 @@ struct Parser {
             unsigned char c = (unsigned char)text[i];
             if (c < 0x20)
                 return fail("control character in a string");
+            if (c >= 0x80) {
+                if (!multibyte(out))
+                    return false;
+                continue;
+            }
             if (c == '\\') {
                 if (++i >= text.size())
                     return fail("bad escape");
@@ -48,12 +137,12 @@ struct Parser {
                 if (e == 'n') out += '\n';
                 else if (e == 't') out += '\t';
                 else if (e == 'r') out += '\r';
+                else if (e == 'b') out += '\b';
+                else if (e == 'f') out += '\f';
                 else if (e == '"' || e == '\\' || e == '/') out += e;
                 else if (e == 'u') {
-                    if (i + 4 >= text.size())
-                        return fail("bad \\u");
-                    out += char(strtol(text.substr(i + 1, 4).c_str(), nullptr, 16));
-                    i += 4;
+                    if (!unicode_escape(out))
+                        return false;
                 } else
                     return fail("bad escape");
                 ++i;
@@ -223,6 +312,19 @@ bool parse_json(const std::string& text, JsonValue& out, std::string& error)
     if (parser.i != text.size()) {
         error = "trailing text at offset " + std::to_string(parser.i);
         return false;
+    }
+    return true;
+}
+
+bool is_valid_utf8(const std::string& text)
+{
+    Parser parser{text, 0, {}};
+    std::string decoded;
+    while (parser.i < text.size()) {
+        if ((unsigned char)text[parser.i] < 0x80)
+            ++parser.i;
+        else if (!parser.multibyte(decoded))
+            return false;
     }
     return true;
 }

@@ -1,4 +1,5 @@
-// A strict little JSON parser for the tests: rnbdctl's output must parse,
+// A strict little JSON parser for the tests: rnbdctl's output must parse
+// (one value, UTF-8 strings: an invalid byte or a lone surrogate is refused),
 // and the tests then look fields up by path ("device.name", "paths.0.state").
 #pragma once
 
@@ -30,5 +31,8 @@ struct JsonValue {
 
 // False (with `error`) unless `text` is exactly one JSON value.
 bool parse_json(const std::string& text, JsonValue& out, std::string& error);
+// True when `text` is valid UTF-8 (the same check as in JSON strings), for
+// tests of outputs that are not JSON (tables, Prometheus text).
+bool is_valid_utf8(const std::string& text);
 
 }  // namespace rnbdctl::testing

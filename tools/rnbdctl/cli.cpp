@@ -180,6 +180,34 @@ bool parse_list_kind(const Context& context, const std::string& command, const A
     return true;
 }
 
+bool require_module(const Context& context, const std::string& what, Module module, int& code)
+{
+    struct Known {
+        Module module;
+        const char* name;
+        const char* directory;  // whose presence says the module is loaded
+    };
+    constexpr Known kModules[] = {
+        {Module::kRnbdClient, "rnbd-client", kMapDevice},
+        {Module::kRtrsClient, "rtrs-client", kRtrsClientClass},
+        {Module::kRnbdServer, "rnbd-server", kServerDevices},
+        {Module::kRtrsServer, "rtrs-server", kRtrsServerClass},
+    };
+    const Sysfs& sysfs = context.sysfs;
+    for (const Known& known : kModules) {
+        if (known.module != module)
+            continue;
+        const bool loaded = module == Module::kRnbdClient   ? client_loaded(sysfs)
+                            : module == Module::kRnbdServer ? server_loaded(sysfs)
+                                                            : sysfs.is_directory(known.directory);
+        if (!loaded)
+            code = context.fail(what, std::string(known.name) + " is not loaded (no /sys/" + known.directory + ")",
+                                kExitNotLoaded);
+        return loaded;
+    }
+    return true;
+}
+
 std::string file_error(int error) { return std::string(strerror(error)) + " (" + errno_name(error) + ")"; }
 
 int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error)

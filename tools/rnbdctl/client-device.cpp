@@ -23,8 +23,9 @@ int write_device_attribute(Context& context, Operation operation, const char* co
     int code = 0;
     if (!resolve_device(context, what, argument, name, code))
         return code;
-    if (int write_error = context.sysfs.write(client_device_dir(context.sysfs, name) + "/" + attribute, value))
-        return context.write_failed(operation, what, write_error);
+    const std::string file = client_device_dir(context.sysfs, name) + "/" + attribute;
+    if (int write_error = context.sysfs.write(file, value))
+        return context.write_failed(operation, what, file, write_error);
     if (!context.json())
         return kExitOk;
     ClientDevice device;
@@ -121,17 +122,23 @@ int command_unmap(Context& context, const Args& args)
         names.push_back(name);
     }
     std::vector<std::string> unmapped;
-    std::vector<std::pair<std::string, int>> failed;
+    struct Failure {
+        std::string device;
+        int error;
+        std::string message;
+    };
+    std::vector<Failure> failed;
     for (const std::string& name : names) {
         const std::string dir = client_device_dir(context.sysfs, name);
-        int write_error = dir.empty() ? 0 : context.sysfs.write(dir + "/unmap_device", mode);
+        const std::string file = dir + "/unmap_device";
+        int write_error = dir.empty() ? 0 : context.sysfs.write(file, mode);
         // Gone meanwhile (another unmap): that is what was asked for.
         if (write_error == 0 || write_error == ENOENT) {
             unmapped.push_back(name);
             continue;
         }
-        context.write_failed(Operation::kUnmap, "unmap " + name, write_error);
-        failed.push_back({name, write_error});
+        failed.push_back({name, write_error, context.describe_write_error(Operation::kUnmap, file, write_error)});
+        context.fail("unmap " + name, failed.back().message, kExitFailed);
     }
     if (context.json()) {
         JsonWriter json;
@@ -139,11 +146,11 @@ int command_unmap(Context& context, const Args& args)
         for (const std::string& name : unmapped)
             json.string(name);
         json.end_array().begin_array("failed");
-        for (const auto& [name, write_error] : failed)
+        for (const Failure& failure : failed)
             json.begin_object()
-                .string("device", name)
-                .string("errno", errno_name(write_error))
-                .string("error", describe_errno(Operation::kUnmap, write_error))
+                .string("device", failure.device)
+                .string("errno", errno_name(failure.error))
+                .string("error", failure.message)
                 .end_object();
         json.end_array().end_object();
         print_json(context, json);
@@ -174,17 +181,28 @@ int command_remap(Context& context, const Args& args)
     return write_device_attribute(context, Operation::kRemap, "remap", parsed.positionals[0], "remap_device", "1");
 }
 
-int command_list(Context& context, const Args& args)
+int list_client(Context& context, const std::string& what, const std::string& kind)
 {
-    std::string what;
     int code = 0;
-    if (!parse_list_kind(context, "list", args, what, code))
-        return code;
-    if (what == "sessions")
+    if (kind == "sessions") {
+        if (!require_module(context, what, Module::kRtrsClient, code))
+            return code;
         return print_list(context, "sessions", read_client_sessions(context.sysfs), table_client_sessions,
                           [](JsonWriter& json, const ClientSession& session) { json_client_session(json, session); });
+    }
+    if (!require_module(context, what, Module::kRnbdClient, code))
+        return code;
     return print_list(context, "devices", read_client_devices(context.sysfs), table_client_devices,
                       [](JsonWriter& json, const ClientDevice& device) { json_client_device(json, device); });
+}
+
+int command_list(Context& context, const Args& args)
+{
+    std::string kind;
+    int code = 0;
+    if (!parse_list_kind(context, "list", args, kind, code))
+        return code;
+    return list_client(context, kind == "sessions" ? "list sessions" : "list", kind);
 }
 
 int command_show(Context& context, const Args& args)

@@ -198,7 +198,7 @@ int command_map(Context& context, const Args& args)
     const std::string what = "map " + request.session + " " + request.device_path;
     std::string device;
     if (int write_error = write_map(context, request, line, device)) {
-        std::string message = describe_errno(Operation::kMap, write_error);
+        std::string message = context.describe_write_error(Operation::kMap, kMapDevice, write_error);
         if (write_error == EEXIST) {
             std::string existing = mapped_device(context, request.session, request.device_path);
             if (!existing.empty())
@@ -211,7 +211,7 @@ int command_map(Context& context, const Args& args)
     std::string file;
     if (int settings_error = apply_session_settings(context, request, file))
         return context.fail(what, "mapped as /dev/" + device + ", but " + file + ": " +
-                                      describe_errno(Operation::kSessionSet, settings_error),
+                                      context.describe_write_error(Operation::kSessionSet, file, settings_error),
                             kExitFailed);
     if (!context.json()) {
         fprintf(context.out, "/dev/%s\n", printable(device).c_str());

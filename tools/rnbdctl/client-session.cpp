@@ -68,7 +68,7 @@ int session_list(Context& context, const Args& args)
     int code = 0;
     if (!parse_words(context, "session list", args, 0, "takes no argument", parsed, code))
         return code;
-    return command_list(context, {"sessions"});
+    return list_client(context, "session list", "sessions");
 }
 
 int session_show(Context& context, const Args& args)
@@ -135,7 +135,7 @@ int session_set(Context& context, const Args& args)
             continue;
         const std::string file = std::string(kRtrsClientClass) + "/" + name + "/" + setting.file;
         if (int write_error = context.sysfs.write(file, parsed.value(setting.flag)))
-            return context.write_failed(Operation::kSessionSet, "session set " + name + " " + setting.file,
+            return context.write_failed(Operation::kSessionSet, "session set " + name + " " + setting.file, file,
                                         write_error);
     }
     if (context.json())
@@ -152,11 +152,13 @@ int path_list(Context& context, const Args& args)
     if (parsed.positionals.size() > 1)
         return context.usage("path list", "path list [SESSION]");
     std::vector<ClientSession> sessions;
+    int code = 0;
     if (parsed.positionals.empty()) {
+        if (!require_module(context, "path list", Module::kRtrsClient, code))
+            return code;
         sessions = read_client_sessions(context.sysfs);
     } else {
         ClientSession session;
-        int code = 0;
         if (!find_session(context, "path list " + parsed.positionals[0], parsed.positionals[0], session, code))
             return code;
         sessions.push_back(session);
@@ -195,8 +197,9 @@ int path_add(Context& context, const Args& args)
     ClientSession session;
     if (!find_session(context, what, name, session, code))
         return code;
-    if (int write_error = context.sysfs.write(std::string(kRtrsClientClass) + "/" + name + "/add_path", address))
-        return context.write_failed(Operation::kPathAdd, what, write_error);
+    const std::string add_path = std::string(kRtrsClientClass) + "/" + name + "/add_path";
+    if (int write_error = context.sysfs.write(add_path, address))
+        return context.write_failed(Operation::kPathAdd, what, add_path, write_error);
     ClientSession after;
     read_client_session(context.sysfs, name, after);
     const ClientPath* added = nullptr;
@@ -234,7 +237,7 @@ int path_action(Context& context, const Args& args, const char* action, const ch
         return code;
     const std::string target = std::string(kRtrsClientClass) + "/" + session.name + "/paths/" + path.name + "/" + file;
     if (int write_error = context.sysfs.write(target, "1"))
-        return context.write_failed(operation, what, write_error);
+        return context.write_failed(operation, what, target, write_error);
     return kExitOk;
 }
 

@@ -74,6 +74,16 @@ bool parse_words(const Context& context, const std::string& command, const Args&
 // "sessions", in `kind`; false as parse_words.
 bool parse_list_kind(const Context& context, const std::string& command, const Args& args, std::string& kind,
                      int& code);
+// The module a command reads: when it is not loaded, the command says so
+// and exits 4 (kExitNotLoaded), lists included, rather than print an empty
+// list that looks like "nothing mapped".
+enum class Module { kRnbdClient, kRtrsClient, kRnbdServer, kRtrsServer };
+// True when `module` is loaded; else "<what>: <module> is not loaded (no
+// /sys/<its directory>)" is printed, and `code` is kExitNotLoaded.
+bool require_module(const Context& context, const std::string& what, Module module, int& code);
+// `list [devices|sessions]` (and `session list`, which is `list sessions`
+// under its own name `what`).
+int list_client(Context& context, const std::string& what, const std::string& kind);
 // "No such file or directory (ENOENT)": a failed file read or write.
 std::string file_error(int error);
 // A failed write_file_atomically of `file` (save, stats --file), printed:

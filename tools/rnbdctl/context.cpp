@@ -91,9 +91,17 @@ int Context::usage(const std::string& what, const std::string& message) const
     return kExitUsage;
 }
 
-int Context::write_failed(Operation operation, const std::string& what, int error) const
+std::string Context::describe_write_error(Operation operation, const std::string& file, int error) const
 {
-    return fail(what, describe_errno(operation, error), kExitFailed);
+    if ((error == EACCES || error == EPERM) && !sysfs.may_write(file))
+        return std::string(strerror(error)) + " (" + errno_name(error) + "): cannot write " + sysfs.path(file) +
+               ": rnbdctl must run as root";
+    return describe_errno(operation, error);
+}
+
+int Context::write_failed(Operation operation, const std::string& what, const std::string& file, int error) const
+{
+    return fail(what, describe_write_error(operation, file, error), kExitFailed);
 }
 
 }  // namespace rnbdctl

@@ -53,8 +53,13 @@ struct Context {
     int fail(const std::string& what, const std::string& message, int code) const;
     // A usage error, with the hint to --help; returns kExitUsage.
     int usage(const std::string& what, const std::string& message) const;
-    // A failed sysfs write; returns kExitFailed.
-    int write_failed(Operation operation, const std::string& what, int error) const;
+    // A failed write of the sysfs file `file` (relative to the root);
+    // returns kExitFailed.
+    int write_failed(Operation operation, const std::string& what, const std::string& file, int error) const;
+    // describe_errno(), unless the caller may not write `file` at all
+    // (EACCES/EPERM from the open, not root): then says so, since the
+    // kernel never saw the text.
+    std::string describe_write_error(Operation operation, const std::string& file, int error) const;
 };
 
 // "EBUSY" for EBUSY; "E<number>" when the C library has no name.

@@ -143,7 +143,7 @@ int command_restore(Context& context, const Args& args)
             if (int write_error = write_map(context, request, entry.line, outcome.device)) {
                 outcome.result = "failed";
                 outcome.error = write_error;
-                outcome.message = describe_errno(Operation::kMap, write_error);
+                outcome.message = context.describe_write_error(Operation::kMap, kMapDevice, write_error);
             } else if (outcome.device.empty()) {
                 outcome.result = "failed";
                 outcome.message = "mapped, but the new device does not show in sysfs";
@@ -153,7 +153,7 @@ int command_restore(Context& context, const Args& args)
                     outcome.result = "failed";
                     outcome.error = settings_error;
                     outcome.message = "mapped as /dev/" + outcome.device + ", but " + setting + ": " +
-                                      describe_errno(Operation::kSessionSet, settings_error);
+                                      context.describe_write_error(Operation::kSessionSet, setting, settings_error);
                 }
             }
             if (std::string(outcome.result) == "failed") {

@@ -25,6 +25,10 @@ int server_list(Context& context, const Args& args)
     int code = 0;
     if (!parse_list_kind(context, "server list", args, what, code))
         return code;
+    if (what == "devices" && !require_module(context, "server list", Module::kRnbdServer, code))
+        return code;
+    if (what == "sessions" && !require_module(context, "server list sessions", Module::kRtrsServer, code))
+        return code;
     if (what == "devices")
         return print_list(context, "devices", read_server_devices(context.sysfs), table_server_devices,
                           json_server_device);
@@ -62,7 +66,7 @@ int server_close(Context& context, const Args& args)
         return context.fail(what, "the session has no mapping of this export", kExitNotFound);
     const std::string file = std::string(kServerDevices) + "/" + found->name + "/sessions/" + session + "/force_close";
     if (int write_error = context.sysfs.write(file, "1"))
-        return context.write_failed(Operation::kServerClose, what, write_error);
+        return context.write_failed(Operation::kServerClose, what, file, write_error);
     return kExitOk;
 }
 
@@ -92,7 +96,7 @@ int server_path(Context& context, const Args& args)
     const std::string file =
         std::string(kRtrsServerClass) + "/" + parsed.positionals[0] + "/paths/" + matches[0] + "/disconnect";
     if (int write_error = context.sysfs.write(file, "1"))
-        return context.write_failed(Operation::kServerPathDisconnect, what, write_error);
+        return context.write_failed(Operation::kServerPathDisconnect, what, file, write_error);
     return kExitOk;
 }
 

@@ -106,6 +106,12 @@ int Sysfs::write(const std::string& relative, const std::string& text) const
     return error;
 }
 
+bool Sysfs::may_write(const std::string& relative) const
+{
+    // AT_EACCESS: the effective IDs, which open() uses (a set-uid caller).
+    return faccessat(AT_FDCWD, path(relative).c_str(), W_OK, AT_EACCESS) == 0;
+}
+
 bool natural_less(const std::string& a, const std::string& b)
 {
     size_t i = 0;

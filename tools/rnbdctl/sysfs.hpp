@@ -37,6 +37,10 @@ public:
     std::string link_target_name(const std::string& relative) const;
     // 0 or the positive errno of the failed open()/write().
     int write(const std::string& relative, const std::string& text) const;
+    // Whether this process may open the file for writing: an EACCES or
+    // EPERM of a file it may not write is its own lack of privilege (not
+    // root), not the kernel's answer to what was written.
+    bool may_write(const std::string& relative) const;
 
 private:
     std::string root_;

@@ -7,12 +7,18 @@
 //                message, nothing written;
 //   NotLoaded/*  the module the command needs is missing: exit 4;
 //   Refused/*    the kernel refuses the one write: exit 1, the errno named
-//                with its reason (Documentation/sysfs.md), no other write.
+//                with its reason (Documentation/sysfs.md), no other write;
+//   and the built program run as a user who may not write sysfs.
 // The tree: rnbd-client with rnbd0 (session s1, two paths from
 // ip:10.0.0.9), rnbd-server exporting ram0 to s1, and sda, a block device
 // that is not an rnbd one.
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -277,6 +283,8 @@ std::vector<ErrorCase> not_loaded_cases()
 {
     const std::string no_client = "no such rnbd device (rnbd-client is not loaded)";
     const std::string no_rtrs = "no such session (rtrs-client is not loaded)";
+    const std::string no_client_module = "rnbd-client is not loaded (no /sys/kernel/rnbd_client/map_device)";
+    const std::string no_rtrs_module = "rtrs-client is not loaded (no /sys/class/rtrs-client)";
     std::vector<ErrorCase> cases = {
         {"map", {"map", "sessname=s1", "path=ip:192.0.2.1", "device_path=/dev/ram0"},
          "rnbdctl: map: rnbd-client is not loaded (no /sys/kernel/rnbd_client/map_device)"},
@@ -294,6 +302,20 @@ std::vector<ErrorCase> not_loaded_cases()
          "rnbdctl: server path disconnect s1 ip:192.0.2.5: rtrs-server is not loaded"},
         {"save", {"save", "--file", "/nonexistent/rnbdtab"},
          "rnbdctl: save: rnbd-client is not loaded; nothing to save (the file is left as it is)"},
+        // The lists (issue 27, item 3): exit 4 as for every other command,
+        // and with -o json no document (stdout is empty, as on any error).
+        {"list", {"list"}, "rnbdctl: list: " + no_client_module},
+        {"list_json", {"-o", "json", "list"}, "rnbdctl: list: " + no_client_module},
+        {"list_sessions", {"list", "sessions"}, "rnbdctl: list sessions: " + no_rtrs_module},
+        {"session_list", {"session", "list"}, "rnbdctl: session list: " + no_rtrs_module},
+        {"session_list_json", {"-o", "json", "session", "list"}, "rnbdctl: session list: " + no_rtrs_module},
+        {"path_list_of_all_sessions", {"path", "list"}, "rnbdctl: path list: " + no_rtrs_module},
+        {"server_list", {"server", "list"},
+         "rnbdctl: server list: rnbd-server is not loaded (no /sys/class/rnbd-server/ctl/devices)"},
+        {"server_list_sessions", {"server", "list", "sessions"},
+         "rnbdctl: server list sessions: rtrs-server is not loaded (no /sys/class/rtrs-server)"},
+        {"server_list_sessions_json", {"-o", "json", "server", "list", "sessions"},
+         "rnbdctl: server list sessions: rtrs-server is not loaded (no /sys/class/rtrs-server)"},
     };
     for (const char* action : {"remove", "reconnect", "disconnect"})
         cases.push_back({std::string("path_") + action, {"path", action, "s1", "ip:192.0.2.1"},
@@ -316,10 +338,13 @@ TEST_P(NotLoaded, ExitsFourAndWritesNothing)
 
 INSTANTIATE_TEST_SUITE_P(RnbdctlErrors, NotLoaded, ::testing::ValuesIn(not_loaded_cases()), case_name);
 
-// The read-only commands list nothing rather than fail.
-TEST(RnbdctlErrors, ListsOfNothingLoadedAreEmpty)
+// Loaded modules with nothing mapped or exported: the lists are empty,
+// exit 0 (only a missing module is exit 4, NotLoaded above).
+TEST(RnbdctlErrors, ListsOfLoadedModulesWithNothingAreEmpty)
 {
-    FakeKernel bare;
+    FakeKernel empty;
+    empty.load_client();
+    empty.load_server();
     struct Case {
         Strings args;
         std::string empty_array;
@@ -329,8 +354,9 @@ TEST(RnbdctlErrors, ListsOfNothingLoadedAreEmpty)
                           Case{{"server", "list"}, "devices"}, Case{{"server", "list", "sessions"}, "sessions"}}) {
         Strings args = {"-o", "json"};
         args.insert(args.end(), c.args.begin(), c.args.end());
-        RunResult r = bare.run(args);
+        RunResult r = empty.run(args);
         EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err, "");
         EXPECT_EQ(r.out, "{\n  \"version\": 1,\n  \"" + c.empty_array + "\": []\n}\n") << c.args[0];
     }
 }
@@ -473,6 +499,84 @@ TEST(RnbdctlErrors, ServerPathDisconnectOfAnAmbiguousAddress)
     r = tree.kernel.run({"server", "path", "disconnect", "s1", "ip:192.0.2.5@ip:198.51.100.1"});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(tree.kernel.writes(), (Writes{{second + "disconnect", "1"}}));
+}
+
+// --- not root: the caller may not write the sysfs file (issue 27, item 2) -----------------------
+
+// The built rnbdctl run as an unprivileged user against the tree: as
+// nobody when the tests run as root, else as the caller. The tree's files
+// are made read-only for everyone but root, as sysfs attributes are, so the
+// open is refused by the file's permissions, not by the fake's hook.
+RunResult run_unprivileged(const FakeKernel& kernel, const Strings& args)
+{
+    const std::string root = kernel.root();
+    const std::string program = root + "/rnbdctl";
+    const std::string prepare = "cp build/rnbdctl/rnbdctl '" + program + "' && chmod -R a+rX '" + root +
+                                "' && find '" + root + "' -type f ! -name rnbdctl -exec chmod a-w {} +";
+    RunResult result;
+    if (system(prepare.c_str()) != 0) {
+        result.err = "cannot prepare the tree: " + prepare;
+        return result;
+    }
+    const std::string out = root + "/unprivileged.out";
+    const std::string err = root + "/unprivileged.err";
+    const pid_t child = fork();
+    if (child == 0) {
+        const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out_fd < 0 || err_fd < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+            _exit(125);
+        const uid_t nobody = 65534;
+        if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(nobody) != 0 || setuid(nobody) != 0))
+            _exit(126);
+        setenv("RNBDCTL_SYSFS_ROOT", root.c_str(), 1);
+        std::vector<char*> argv = {const_cast<char*>(program.c_str())};
+        for (const std::string& arg : args)
+            argv.push_back(const_cast<char*>(arg.c_str()));
+        argv.push_back(nullptr);
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = kernel.read("unprivileged.out");
+    result.err = kernel.read("unprivileged.err");
+    return result;
+}
+
+TEST(RnbdctlErrors, NotRootIsToldToRunAsRootRatherThanThatTheServerRefuses)
+{
+    Tree tree;
+    const std::string root = tree.kernel.root();
+    const std::string as_root = ": Permission denied (EACCES): cannot write ";
+    RunResult r = run_unprivileged(tree.kernel, {"map", "sessname=s1", "path=ip:192.0.2.1", "device_path=/dev/ram1"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: map s1 /dev/ram1" + as_root + root +
+                         "/kernel/rnbd_client/map_device: rnbdctl must run as root\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(tree.kernel.read("kernel/rnbd_client/map_device"), "Usage: ...\n");
+    r = run_unprivileged(tree.kernel, {"unmap", "rnbd0"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: unmap rnbd0" + as_root + root +
+                         "/block/rnbd0/rnbd_client/unmap_device: rnbdctl must run as root\n");
+    r = run_unprivileged(tree.kernel, {"session", "set", "s1", "--mpath-policy", "rr"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: session set s1 mpath_policy" + as_root + root +
+                         "/class/rtrs-client/s1/mpath_policy: rnbdctl must run as root\n");
+    // Reading needs no privilege.
+    r = run_unprivileged(tree.kernel, {"list"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("/dev/rnbd0"), std::string::npos) << r.out;
+    // The kernel's own EACCES (the open succeeded: the server said no)
+    // keeps its reason.
+    tree.kernel.fail("kernel/rnbd_client/map_device", EACCES);
+    r = tree.kernel.run({"map", "sessname=s1", "path=ip:192.0.2.1", "device_path=/dev/ram1"});
+    EXPECT_EQ(r.code, kExitFailed);
+    if (geteuid() == 0) {  // else the caller may not write the file either
+        EXPECT_EQ(r.err, "rnbdctl: map s1 /dev/ram1: Permission denied (EACCES): the server refuses access to the "
+                         "device\n");
+    }
 }
 
 // --- successes the other files leave out ------------------------------------------------------

@@ -70,6 +70,7 @@ TEST(RnbdctlOptions, GlobalOptionsAfterTheCommand)
     ASSERT_TRUE(parse_json(r.out, doc, error)) << error << r.out;
     EXPECT_EQ(doc.text("unmapped.0"), "rnbd0");
     FakeKernel other;
+    other.load_client();  // loaded, nothing mapped
     r = kernel.run({"list", "--sysfs-root", other.root()});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find("rnbd1"), std::string::npos) << r.out;

@@ -1,6 +1,7 @@
 // Global options and dispatch; see cli.hpp. Global options (-o, --output,
-// --sysfs-root, -h, --help; --version and `help` as the command word) stand
-// before the command; -o, --output, --sysfs-root, -h and --help also after
+// --bytes, --sysfs-root, -h, --help; --version and `help` as the command
+// word) stand before the command; -o, --output, --bytes, --sysfs-root, -h
+// and --help also after
 // it, where an option may stand, but never as the value of the command's
 // own option (`map --device-path help` maps "help").
 #include "tools/rnbdctl/cli.hpp"
@@ -14,18 +15,21 @@
 #include "tools/rnbdctl/context.hpp"
 #include "tools/rnbdctl/files.hpp"
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/text.hpp"
 
 namespace rnbdctl {
 
 const char kUsage[] =
-    "Usage: rnbdctl [-o table|json] [--sysfs-root DIR] COMMAND [ARGS]\n"
+    "Usage: rnbdctl [-o table|json] [--bytes] [--sysfs-root DIR] COMMAND [ARGS]\n"
     "\n"
     "Client devices:\n"
     "  map --session S --path [SRC@]DST [--path ...] --device-path P [--access-mode ro|rw|migration]\n"
     "      [--io-mode blockio|fileio] [--input-mode mq] [--dest-port N] [--nr-poll-queues N]\n"
     "      [--io-hold-timeout-ms MS] [--mpath-policy P] [--max-reconnect-attempts N] [key=value ...]\n"
-    "                                   map a remote device; prints /dev/rnbdN\n"
-    "  unmap [--force] DEVICE | --all   unmap (--force fails its IO if it is open)\n"
+    "      [--dry-run]                  map a remote device; prints /dev/rnbdN (--dry-run: what it\n"
+    "                                   would write, writing nothing)\n"
+    "  unmap [--force] [--dry-run] DEVICE | --all\n"
+    "                                   unmap (--force fails its IO if it is open)\n"
     "  resize DEVICE SIZE               SIZE in sectors (N or Ns) or bytes (NK, NM, NG, NT)\n"
     "  remap DEVICE                     re-open a closed device on the server\n"
     "  list [devices|sessions]          mapped devices, or sessions with their paths\n"
@@ -41,10 +45,13 @@ const char kUsage[] =
     "Persistence and metrics:\n"
     "  save [--file F] [--force]        write the current mappings (default /etc/rnbd/rnbdtab), keeping\n"
     "                                   the old file as F~; --force empties a file when nothing is mapped\n"
-    "  restore [--file F]               map what the file lists, skipping existing mappings\n"
+    "  restore [--file F] [--check | --dry-run]\n"
+    "                                   map what the file lists, skipping existing mappings; --check\n"
+    "                                   only checks every line, --dry-run prints what it would write\n"
     "  stats [-o table|json|prometheus] [--file F]   path statistics (--file: written atomically)\n"
     "\n"
-    "DEVICE is rnbdN, /dev/rnbdN or a link to it. The sysfs root is --sysfs-root,\n"
+    "DEVICE is rnbdN, /dev/rnbdN or a link to it. Tables show sizes in binary units\n"
+    "(1.0 GiB); --bytes shows bytes. The sysfs root is --sysfs-root,\n"
     "else $RNBDCTL_SYSFS_ROOT, else /sys. Exit codes: 0 done, 1 the kernel refused\n"
     "(errno in the message), 2 usage (nothing written), 3 not found, 4 module not\n"
     "loaded. See rnbdctl(8).\n";
@@ -208,6 +215,22 @@ bool require_module(const Context& context, const std::string& what, Module modu
     return true;
 }
 
+int print_planned_writes(const Context& context, const std::vector<PlannedWrite>& plan)
+{
+    if (!context.json()) {
+        for (const PlannedWrite& write : plan)
+            fprintf(context.out, "would write to %s: %s\n", printable(write.file).c_str(),
+                    printable(write.text).c_str());
+        return kExitOk;
+    }
+    return print_document(context, [&](JsonWriter& json) {
+        json.boolean("dry_run", true);
+        json.array("writes", plan, [](JsonWriter& json, const PlannedWrite& write) {
+            json.begin_object().string("file", write.file).string("text", write.text).end_object();
+        });
+    });
+}
+
 std::string file_error(int error) { return std::string(strerror(error)) + " (" + errno_name(error) + ")"; }
 
 int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error)
@@ -222,6 +245,7 @@ int run(const std::vector<std::string>& args, const RunOptions& options)
 {
     std::string root = options.sysfs_root_env.empty() ? "/sys" : options.sysfs_root_env;
     Format format = Format::kTable;
+    Sizes sizes = Sizes::kHuman;
     bool have_command = false;
     std::string command;
     Args command_args;
@@ -274,6 +298,10 @@ int run(const std::vector<std::string>& args, const RunOptions& options)
                 return bootstrap.usage(name, "must be table, json or prometheus, not '" + value + "'");
             continue;
         }
+        if (arg == "--bytes") {
+            sizes = Sizes::kBytes;
+            continue;
+        }
         if (arg == "-h" || arg == "--help") {
             if (!have_command) {
                 fputs(kUsage, options.out);
@@ -301,7 +329,7 @@ int run(const std::vector<std::string>& args, const RunOptions& options)
             i + 1 < args.size())
             command_args.push_back(args[++i]);
     }
-    Context context{Sysfs(root, options.hook), options.out, options.err, format};
+    Context context{Sysfs(root, options.hook), options.out, options.err, format, sizes};
     context.cpu_count = possible_cpus(context.sysfs);
     context.default_rnbdtab = options.default_rnbdtab;
     if (!have_command) {

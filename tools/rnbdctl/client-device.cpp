@@ -104,7 +104,8 @@ int command_unmap(Context& context, const Args& args)
 {
     Arguments parsed;
     std::string error;
-    if (!parse_arguments(args, {{"force", false, false}, {"all", false, false}}, parsed, error))
+    if (!parse_arguments(args, {{"force", false, false}, {"all", false, false}, {"dry-run", false, false}}, parsed,
+                         error))
         return context.usage("unmap", error);
     const bool all = parsed.has("all");
     if (all ? !parsed.positionals.empty() : parsed.positionals.size() != 1)
@@ -120,6 +121,14 @@ int command_unmap(Context& context, const Args& args)
         if (!resolve_device(context, "unmap " + parsed.positionals[0], parsed.positionals[0], name, code))
             return code;
         names.push_back(name);
+    }
+    if (parsed.has("dry-run")) {
+        std::vector<PlannedWrite> plan;
+        context.sysfs.plan_writes(&plan);
+        for (const std::string& name : names)
+            context.sysfs.write(client_device_dir(context.sysfs, name) + "/unmap_device", mode);
+        context.sysfs.plan_writes(nullptr);
+        return print_planned_writes(context, plan);
     }
     std::vector<std::string> unmapped;
     struct Failure {
@@ -220,10 +229,10 @@ int command_show(Context& context, const Args& args)
     ClientSession session;
     bool have_session = read_client_session(context.sysfs, device.session, session);
     if (!context.json()) {
-        text_client_device(context.out, device);
+        text_client_device(context.out, device, context.sizes);
         if (have_session) {
             fprintf(context.out, "\n");
-            text_client_session(context.out, session);
+            text_client_session(context.out, session, context.sizes);
         }
         return kExitOk;
     }

@@ -67,6 +67,25 @@ std::vector<std::string> rnbd_block_devices(const Sysfs& sysfs)
     return names;
 }
 
+// map --dry-run: every check of a real map (done by the caller), and the
+// one refusal rnbdctl can foresee (the mapping exists: EEXIST); then the
+// writes, printed instead of made.
+int plan_map(Context& context, const std::string& what, const MapRequest& request, const std::string& line)
+{
+    const std::string existing = mapped_device(context, request.session, request.device_path);
+    if (!existing.empty())
+        return context.fail(what, "already mapped in that session as /dev/" + existing +
+                                      " (the kernel would refuse it: EEXIST)",
+                            kExitFailed);
+    std::vector<PlannedWrite> plan;
+    context.sysfs.plan_writes(&plan);
+    context.sysfs.write(kMapDevice, line);
+    std::string file;
+    apply_session_settings(context, request, file);
+    context.sysfs.plan_writes(nullptr);
+    return print_planned_writes(context, plan);
+}
+
 }  // namespace
 
 bool add_map_tokens(const std::vector<std::string>& tokens, MapRequest& request, std::string& error)
@@ -169,7 +188,7 @@ int apply_session_settings(const Context& context, const MapRequest& request, st
 
 int command_map(Context& context, const Args& args)
 {
-    std::vector<OptionSpec> specs;
+    std::vector<OptionSpec> specs = {{"dry-run", false, false}};
     for (const FlagKey& flag : kMapFlags)
         specs.push_back({flag.flag, true, strcmp(flag.flag, "path") == 0});
     Arguments parsed;
@@ -196,6 +215,8 @@ int command_map(Context& context, const Args& args)
         return context.fail("map", "rnbd-client is not loaded (no /sys/" + std::string(kMapDevice) + ")",
                             kExitNotLoaded);
     const std::string what = "map " + request.session + " " + request.device_path;
+    if (parsed.has("dry-run"))
+        return plan_map(context, what, request, line);
     std::string device;
     if (int write_error = write_map(context, request, line, device)) {
         std::string message = context.describe_write_error(Operation::kMap, kMapDevice, write_error);

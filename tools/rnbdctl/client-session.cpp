@@ -81,7 +81,7 @@ int session_show(Context& context, const Args& args)
     if (!find_session(context, "session show " + parsed.positionals[0], parsed.positionals[0], session, code))
         return code;
     if (!context.json()) {
-        text_client_session(context.out, session);
+        text_client_session(context.out, session, context.sizes);
         return kExitOk;
     }
     return print_document(context, [&](JsonWriter& json) { json_client_session(json, session, "session"); });
@@ -164,7 +164,7 @@ int path_list(Context& context, const Args& args)
         sessions.push_back(session);
     }
     if (!context.json()) {
-        table_client_path_stats(context.out, sessions);
+        table_client_path_stats(context.out, sessions, context.sizes);
         return kExitOk;
     }
     JsonWriter json;

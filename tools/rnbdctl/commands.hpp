@@ -84,6 +84,10 @@ bool require_module(const Context& context, const std::string& what, Module modu
 // `list [devices|sessions]` (and `session list`, which is `list sessions`
 // under its own name `what`).
 int list_client(Context& context, const std::string& what, const std::string& kind);
+// --dry-run: the writes the command would have made, one "would write to
+// FILE: TEXT" line each, or {version, dry_run: true, writes: [{file,
+// text}]}; returns kExitOk.
+int print_planned_writes(const Context& context, const std::vector<PlannedWrite>& plan);
 // "No such file or directory (ENOENT)": a failed file read or write.
 std::string file_error(int error);
 // A failed write_file_atomically of `file` (save, stats --file), printed:
@@ -95,10 +99,10 @@ int file_write_failed(const Context& context, const std::string& what, const std
 // differ only in these.
 template <typename Entry, typename WriteEntry>
 int print_list(Context& context, const char* key, const std::vector<Entry>& entries,
-               void (*table)(FILE*, const std::vector<Entry>&), WriteEntry write_entry)
+               void (*table)(FILE*, const std::vector<Entry>&, Sizes), WriteEntry write_entry)
 {
     if (!context.json()) {
-        table(context.out, entries);
+        table(context.out, entries, context.sizes);
         return kExitOk;
     }
     return print_document(context, [&](JsonWriter& json) { json.array(key, entries, write_entry); });

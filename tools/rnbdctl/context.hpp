@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tools/rnbdctl/sysfs.hpp"
+#include "tools/rnbdctl/table.hpp"
 
 namespace rnbdctl {
 
@@ -43,6 +44,7 @@ struct Context {
     FILE* out = stdout;
     FILE* err = stderr;
     Format format = Format::kTable;
+    Sizes sizes = Sizes::kHuman;  // --bytes: kBytes (tables only)
     // Bounds nr_poll_queues as the kernel's nr_cpu_ids does.
     unsigned cpu_count = 1;
     std::string default_rnbdtab = "/etc/rnbd/rnbdtab";

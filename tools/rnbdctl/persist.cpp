@@ -19,6 +19,59 @@
 
 namespace rnbdctl {
 
+namespace {
+
+// restore --check: every line checked with the module's parser, each bad
+// one reported; nothing read from sysfs, nothing written. Exit 2 if any
+// line is bad, as restore would refuse the file.
+int check_rnbdtab_file(const Context& context, const std::string& file, const std::string& text)
+{
+    std::vector<RnbdtabEntry> entries;
+    const std::vector<std::string> errors = check_rnbdtab(context, file, text, entries);
+    for (const std::string& error : errors)
+        context.fail("restore --check", error, kExitUsage);
+    if (!errors.empty())
+        return context.fail("restore --check",
+                            file + ": " + std::to_string(errors.size()) + " bad line" +
+                                (errors.size() == 1 ? "" : "s") + "; restore would map nothing",
+                            kExitUsage);
+    if (!context.json()) {
+        fprintf(context.out, "%s: %zu mapping%s, every line valid\n", printable(file).c_str(), entries.size(),
+                entries.size() == 1 ? "" : "s");
+        return kExitOk;
+    }
+    return print_document(context, [&](JsonWriter& json) {
+        json.string("file", file);
+        json.array("mappings", entries, [](JsonWriter& json, const RnbdtabEntry& entry) {
+            json.begin_object()
+                .number("line_number", entry.line_number)
+                .string("session", entry.request.session)
+                .string("device_path", entry.request.device_path)
+                .string("line", entry.line)
+                .end_object();
+        });
+    });
+}
+
+// restore --dry-run: the writes of each mapping that is not there yet (its
+// map_device line and session settings), printed instead of made.
+int plan_restore(Context& context, const std::vector<RnbdtabEntry>& entries)
+{
+    std::vector<PlannedWrite> plan;
+    context.sysfs.plan_writes(&plan);
+    for (const RnbdtabEntry& entry : entries) {
+        if (!mapped_device(context, entry.request.session, entry.request.device_path).empty())
+            continue;
+        context.sysfs.write(kMapDevice, entry.line);
+        std::string setting;
+        apply_session_settings(context, entry.request, setting);
+    }
+    context.sysfs.plan_writes(nullptr);
+    return print_planned_writes(context, plan);
+}
+
+}  // namespace
+
 int command_save(Context& context, const Args& args)
 {
     Arguments parsed;
@@ -104,9 +157,11 @@ int command_restore(Context& context, const Args& args)
     Arguments parsed;
     std::string error;
     int code = 0;
-    if (!parse_words(context, "restore", args, 0, "restore [--file FILE]", parsed, code,
-                     {{"file", true, false}}))
+    if (!parse_words(context, "restore", args, 0, "restore [--file FILE] [--check | --dry-run]", parsed, code,
+                     {{"file", true, false}, {"check", false, false}, {"dry-run", false, false}}))
         return code;
+    if (parsed.has("check") && parsed.has("dry-run"))
+        return context.usage("restore", "give --check or --dry-run, not both");
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_rnbdtab;
     std::string text;
     if (int read_error = read_file(file, text)) {
@@ -119,12 +174,16 @@ int command_restore(Context& context, const Args& args)
                                 read_error == ENOENT ? kExitNotFound : kExitFailed);
         }
     }
+    if (parsed.has("check"))
+        return check_rnbdtab_file(context, file, text);
     std::vector<RnbdtabEntry> entries;
     if (!parse_rnbdtab(context, file, text, entries, error))
         return context.usage("restore", error);
     if (!entries.empty() && !context.sysfs.exists(kMapDevice))
         return context.fail("restore", "rnbd-client is not loaded (no /sys/" + std::string(kMapDevice) + ")",
                             kExitNotLoaded);
+    if (parsed.has("dry-run"))
+        return plan_restore(context, entries);
     struct Outcome {
         const RnbdtabEntry* entry;
         std::string device;

@@ -50,16 +50,17 @@ std::string path_token(const ClientSession& session, const ClientPath& path)
     return "path=" + path.dst_addr;
 }
 
-}  // namespace
-
-bool parse_rnbdtab(const Context& context, const std::string& file_name, const std::string& text,
-                   std::vector<RnbdtabEntry>& entries, std::string& error)
+// The lines of `text`: the good ones into `entries`, a message for each bad
+// one; after the first bad line only when `every_line`.
+std::vector<std::string> read_rnbdtab(const Context& context, const std::string& file_name, const std::string& text,
+                                      std::vector<RnbdtabEntry>& entries, bool every_line)
 {
     entries.clear();
+    std::vector<std::string> errors;
     std::set<std::pair<std::string, std::string>> seen;
     size_t start = 0;
     int line_number = 0;
-    while (start < text.size()) {
+    while (start < text.size() && (every_line || errors.empty())) {
         size_t end = text.find('\n', start);
         if (end == std::string::npos)
             end = text.size();
@@ -75,17 +76,35 @@ bool parse_rnbdtab(const Context& context, const std::string& file_name, const s
         std::string message;
         if (!add_map_tokens(tokens, entry.request, message) ||
             !check_map_request(context, entry.request, entry.line, message)) {
-            error = where + message;
-            return false;
+            errors.push_back(where + message);
+            continue;
         }
         if (!seen.insert({entry.request.session, entry.request.device_path}).second) {
-            error = where + entry.request.device_path + " of session " + entry.request.session +
-                    " is listed a second time";
-            return false;
+            errors.push_back(where + entry.request.device_path + " of session " + entry.request.session +
+                             " is listed a second time");
+            continue;
         }
         entries.push_back(entry);
     }
-    return true;
+    return errors;
+}
+
+}  // namespace
+
+bool parse_rnbdtab(const Context& context, const std::string& file_name, const std::string& text,
+                   std::vector<RnbdtabEntry>& entries, std::string& error)
+{
+    const std::vector<std::string> errors = read_rnbdtab(context, file_name, text, entries, false);
+    if (errors.empty())
+        return true;
+    error = errors.front();
+    return false;
+}
+
+std::vector<std::string> check_rnbdtab(const Context& context, const std::string& file_name,
+                                       const std::string& text, std::vector<RnbdtabEntry>& entries)
+{
+    return read_rnbdtab(context, file_name, text, entries, true);
 }
 
 size_t count_rnbdtab_lines(const std::string& text)

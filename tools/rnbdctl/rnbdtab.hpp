@@ -23,6 +23,10 @@ struct RnbdtabEntry {
 // "<file>:<line>: <message>" in `error` at the first bad line.
 bool parse_rnbdtab(const Context& context, const std::string& file_name, const std::string& text,
                    std::vector<RnbdtabEntry>& entries, std::string& error);
+// `restore --check`: every line checked, a "<file>:<line>: <message>" for
+// each bad one (empty when all are good); the good ones in `entries`.
+std::vector<std::string> check_rnbdtab(const Context& context, const std::string& file_name,
+                                       const std::string& text, std::vector<RnbdtabEntry>& entries);
 
 // The lines of an rnbdtab text that are neither blank nor comments: the
 // mappings it lists, whether they parse or not.

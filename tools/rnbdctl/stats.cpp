@@ -44,9 +44,9 @@ int command_stats(Context& context, const Args& args)
         if (!memory)
             return context.fail("stats", strerror(errno), kExitFailed);
         fprintf(memory, "client paths:\n");
-        table_client_path_stats(memory, read_client_sessions(context.sysfs));
+        table_client_path_stats(memory, read_client_sessions(context.sysfs), context.sizes);
         fprintf(memory, "\nserver paths:\n");
-        table_server_sessions(memory, read_server_sessions(context.sysfs));
+        table_server_sessions(memory, read_server_sessions(context.sysfs), context.sizes);
         fclose(memory);
         text.assign(buffer, size);
         free(buffer);

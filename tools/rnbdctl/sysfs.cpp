@@ -87,6 +87,10 @@ std::string Sysfs::link_target_name(const std::string& relative) const
 int Sysfs::write(const std::string& relative, const std::string& text) const
 {
     const std::string full = path(relative);
+    if (plan_) {
+        plan_->push_back({full, text});
+        return 0;
+    }
     if (hook_) {
         int hooked = hook_(full, text);
         if (hooked >= 0)

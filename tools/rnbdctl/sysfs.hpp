@@ -17,6 +17,12 @@ namespace rnbdctl {
 // (success), or a positive errno to fail it.
 using WriteHook = std::function<int(const std::string& path, const std::string& text)>;
 
+// A write a dry run would make: the file's full path and the text.
+struct PlannedWrite {
+    std::string file;
+    std::string text;
+};
+
 class Sysfs {
 public:
     explicit Sysfs(std::string root, WriteHook hook = {}) : root_(std::move(root)), hook_(std::move(hook)) {}
@@ -35,8 +41,14 @@ public:
     std::vector<std::string> list(const std::string& relative) const;
     // The last component of a symlink's target ("" when not a link).
     std::string link_target_name(const std::string& relative) const;
-    // 0 or the positive errno of the failed open()/write().
+    // 0 or the positive errno of the failed open()/write(). While writes
+    // are planned, appends to the plan and returns 0: nothing is written,
+    // and the hook is not called.
     int write(const std::string& relative, const std::string& text) const;
+    // --dry-run: every write() from now on goes to `plan` (nullptr: to
+    // the files again). One switch here, so no command can write by a
+    // path that forgot the dry run.
+    void plan_writes(std::vector<PlannedWrite>* plan) { plan_ = plan; }
     // Whether this process may open the file for writing: an EACCES or
     // EPERM of a file it may not write is its own lack of privilege (not
     // root), not the kernel's answer to what was written.
@@ -45,6 +57,7 @@ public:
 private:
     std::string root_;
     WriteHook hook_;
+    std::vector<PlannedWrite>* plan_ = nullptr;
 };
 
 // A name in natural order: rnbd2 before rnbd10.

@@ -2,6 +2,7 @@
 #include "tools/rnbdctl/table.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "tools/rnbdctl/model.hpp"
 #include "tools/rnbdctl/text.hpp"
@@ -11,6 +12,23 @@ namespace rnbdctl {
 std::string cell(int64_t value) { return value == kUnknown ? "-" : std::to_string(value); }
 
 std::string cell(const std::string& value) { return value.empty() ? "-" : value; }
+
+std::string size_cell(int64_t bytes, Sizes sizes)
+{
+    if (bytes == kUnknown || sizes == Sizes::kBytes)
+        return cell(bytes);
+    if (bytes < 1024)
+        return std::to_string(bytes) + " B";
+    constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    // Tenths of the unit, rounded, in integers: exact up to INT64_MAX.
+    for (size_t index = 0;; ++index) {
+        const unsigned __int128 unit = (unsigned __int128)1 << (10 * (index + 1));
+        const unsigned __int128 tenths = ((unsigned __int128)bytes * 10 + unit / 2) / unit;
+        if (tenths < 10240 || index + 1 == std::size(kUnits))
+            return std::to_string(uint64_t(tenths / 10)) + "." + std::to_string(unsigned(tenths % 10)) + " " +
+                   kUnits[index];
+    }
+}
 
 void Table::print(FILE* out) const
 {

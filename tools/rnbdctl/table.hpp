@@ -22,8 +22,17 @@ private:
     std::vector<std::vector<std::string>> rows_;
 };
 
+// How tables show a number of bytes: binary units with one decimal
+// ("1.0 GiB", for people; the default) or the exact number (--bytes). JSON
+// and Prometheus always give the exact number.
+enum class Sizes { kHuman, kBytes };
+
 // A number, or "-" for kUnknown.
 std::string cell(int64_t value);
+// A number of bytes: "512 B", "1.5 KiB" ... "8.0 EiB" (rounded to the
+// nearest tenth, into the next unit from 1023.95 on), or the number; "-"
+// for kUnknown.
+std::string size_cell(int64_t bytes, Sizes sizes);
 std::string cell(const std::string& value);
 
 }  // namespace rnbdctl

@@ -188,16 +188,16 @@ void json_server_session(JsonWriter& json, const ServerSession& session)
     json.end_object();
 }
 
-void table_client_devices(FILE* out, const std::vector<ClientDevice>& devices)
+void table_client_devices(FILE* out, const std::vector<ClientDevice>& devices, Sizes sizes)
 {
     Table table({"DEVICE", "SESSION", "DEVICE_PATH", "ACCESS", "IO_MODE", "STATE", "SIZE"});
     for (const ClientDevice& device : devices)
         table.add({"/dev/" + device.name, cell(device.session), cell(device.device_path), cell(device.access_mode),
-                   cell(device.io_mode), cell(device.state), cell(times(device.size_sectors, 512))});
+                   cell(device.io_mode), cell(device.state), size_cell(times(device.size_sectors, 512), sizes)});
     table.print(out);
 }
 
-void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions)
+void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions, Sizes)
 {
     Table table({"SESSION", "POLICY", "DEVICES", "PATH", "STATE", "HCA", "RTT_NS"});
     for (const ClientSession& session : sessions) {
@@ -212,19 +212,20 @@ void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions
     table.print(out);
 }
 
-void table_client_path_stats(FILE* out, const std::vector<ClientSession>& sessions)
+void table_client_path_stats(FILE* out, const std::vector<ClientSession>& sessions, Sizes sizes)
 {
     Table table({"SESSION", "PATH", "STATE", "READS", "READ_BYTES", "WRITES", "WRITE_BYTES", "INFLIGHT", "FAILOVERS",
                  "RECONNECTS", "RTT_NS"});
     for (const ClientSession& session : sessions)
         for (const ClientPath& path : session.paths)
-            table.add({session.name, path.name, cell(path.state), cell(path.read_requests), cell(path.read_bytes),
-                       cell(path.write_requests), cell(path.write_bytes), cell(path.inflight), cell(path.failovers),
+            table.add({session.name, path.name, cell(path.state), cell(path.read_requests),
+                       size_cell(path.read_bytes, sizes), cell(path.write_requests), size_cell(path.write_bytes, sizes),
+                       cell(path.inflight), cell(path.failovers),
                        cell(path.reconnects_successful) + "/" + cell(path.reconnects_failed), cell(path.latency_ns)});
     table.print(out);
 }
 
-void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices)
+void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices, Sizes)
 {
     Table table({"EXPORT", "BLOCK_DEV", "SESSION", "ACCESS", "READ_ONLY", "MAPPING_PATH"});
     for (const ServerDevice& device : devices) {
@@ -237,7 +238,7 @@ void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices)
     table.print(out);
 }
 
-void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions)
+void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions, Sizes sizes)
 {
     Table table({"SESSION", "EXPORTS", "PATH", "HCA", "READS", "READ_BYTES", "WRITES", "WRITE_BYTES", "INFLIGHT"});
     for (const ServerSession& session : sessions) {
@@ -247,13 +248,13 @@ void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions
         for (const ServerPath& path : session.paths)
             table.add({session.name, devices, path.name,
                        hca_cell(path),
-                       cell(path.read_requests), cell(path.read_bytes), cell(path.write_requests),
-                       cell(path.write_bytes), cell(path.inflight)});
+                       cell(path.read_requests), size_cell(path.read_bytes, sizes), cell(path.write_requests),
+                       size_cell(path.write_bytes, sizes), cell(path.inflight)});
     }
     table.print(out);
 }
 
-void text_client_device(FILE* out, const ClientDevice& device)
+void text_client_device(FILE* out, const ClientDevice& device, Sizes sizes)
 {
     print_field(out, "device:         ", "/dev/" + device.name);
     print_field(out, "session:        ", cell(device.session));
@@ -262,11 +263,18 @@ void text_client_device(FILE* out, const ClientDevice& device)
     print_field(out, "io_mode:        ", cell(device.io_mode));
     print_field(out, "nr_poll_queues: ", cell(device.nr_poll_queues));
     print_field(out, "state:          ", cell(device.state));
-    fprintf(out, "size:           %s bytes (%s sectors)%s\n", cell(times(device.size_sectors, 512)).c_str(),
-            cell(device.size_sectors).c_str(), device.read_only ? ", read-only" : "");
+    const std::string bytes = cell(times(device.size_sectors, 512));
+    const std::string read_only = device.read_only ? ", read-only" : "";
+    if (sizes == Sizes::kBytes || device.size_sectors == kUnknown)
+        fprintf(out, "size:           %s bytes (%s sectors)%s\n", bytes.c_str(), cell(device.size_sectors).c_str(),
+                read_only.c_str());
+    else
+        fprintf(out, "size:           %s (%s bytes, %s sectors)%s\n",
+                size_cell(times(device.size_sectors, 512), sizes).c_str(), bytes.c_str(),
+                cell(device.size_sectors).c_str(), read_only.c_str());
 }
 
-void text_client_session(FILE* out, const ClientSession& session)
+void text_client_session(FILE* out, const ClientSession& session, Sizes sizes)
 {
     print_field(out, "session:                ", session.name);
     print_field(out, "mpath_policy:           ", cell(session.mpath_policy));
@@ -274,7 +282,7 @@ void text_client_session(FILE* out, const ClientSession& session)
     print_field(out, "io_hold_timeout_ms:     ", cell(session.io_hold_timeout_ms));
     print_field(out, "devices:                ", cell(join(session.devices)));
     fprintf(out, "paths:\n");
-    table_client_path_stats(out, {session});
+    table_client_path_stats(out, {session}, sizes);
 }
 
 }  // namespace rnbdctl

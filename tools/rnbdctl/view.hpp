@@ -7,6 +7,7 @@
 
 #include "tools/rnbdctl/json.hpp"
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/table.hpp"
 
 namespace rnbdctl {
 
@@ -20,14 +21,16 @@ void json_client_session(JsonWriter& json, const ClientSession& session, const c
 void json_server_device(JsonWriter& json, const ServerDevice& device);
 void json_server_session(JsonWriter& json, const ServerSession& session);
 
-void table_client_devices(FILE* out, const std::vector<ClientDevice>& devices);
+// The tables; each takes how to show sizes (--bytes), those without a size
+// column too, so that print_list takes any of them.
+void table_client_devices(FILE* out, const std::vector<ClientDevice>& devices, Sizes sizes);
 // One row per path (a session without paths gets one row).
-void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions);
-void table_client_path_stats(FILE* out, const std::vector<ClientSession>& sessions);
-void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices);
-void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions);
+void table_client_sessions(FILE* out, const std::vector<ClientSession>& sessions, Sizes sizes);
+void table_client_path_stats(FILE* out, const std::vector<ClientSession>& sessions, Sizes sizes);
+void table_server_devices(FILE* out, const std::vector<ServerDevice>& devices, Sizes sizes);
+void table_server_sessions(FILE* out, const std::vector<ServerSession>& sessions, Sizes sizes);
 // `show DEVICE`: key/value lines.
-void text_client_device(FILE* out, const ClientDevice& device);
-void text_client_session(FILE* out, const ClientSession& session);
+void text_client_device(FILE* out, const ClientDevice& device, Sizes sizes);
+void text_client_session(FILE* out, const ClientSession& session, Sizes sizes);
 
 }  // namespace rnbdctl

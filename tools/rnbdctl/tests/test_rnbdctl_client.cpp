@@ -252,8 +252,8 @@ TEST_F(RnbdctlClient, ListAndShow)
     ASSERT_EQ(r.code, 0);
     EXPECT_EQ(r.out,
               "DEVICE      SESSION  DEVICE_PATH  ACCESS  IO_MODE  STATE  SIZE\n"
-              "/dev/rnbd0  s1       /dev/ram0    rw      blockio  open   67108864\n"
-              "/dev/rnbd1  s1       /dev/ram1    ro      blockio  open   67108864\n");
+              "/dev/rnbd0  s1       /dev/ram0    rw      blockio  open   64.0 MiB\n"
+              "/dev/rnbd1  s1       /dev/ram1    ro      blockio  open   64.0 MiB\n");
     r = kernel.run({"list", "-o", "json"});
     JsonValue doc = json_of(r);
     EXPECT_EQ(doc.differences({

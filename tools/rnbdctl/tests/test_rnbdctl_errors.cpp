@@ -186,7 +186,7 @@ std::vector<ErrorCase> usage_cases()
         {"save_force_with_value", {"save", "--force=yes"}, "rnbdctl: save: --force takes no value"},
         {"save_file_without_value", {"save", "--file"}, "rnbdctl: save: --file needs a value"},
         {"restore_unknown_option", {"restore", "--frob"}, "rnbdctl: restore: unknown option --frob"},
-        {"restore_argument", {"restore", "somewhere"}, "rnbdctl: restore: restore [--file FILE]"},
+        {"restore_argument", {"restore", "somewhere"}, "rnbdctl: restore: restore [--file FILE] [--check | --dry-run]"},
         {"restore_file_without_value", {"restore", "--file"}, "rnbdctl: restore: --file needs a value"},
         {"stats_unknown_option", {"stats", "--frob"}, "rnbdctl: stats: unknown option --frob"},
         {"stats_argument", {"stats", "paths"}, "rnbdctl: stats: stats [-o table|json|prometheus] [--file FILE]"},

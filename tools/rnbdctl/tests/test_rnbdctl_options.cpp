@@ -18,7 +18,7 @@ namespace {
 using Writes = std::vector<std::pair<std::string, std::string>>;
 using Strings = std::vector<std::string>;
 
-const char kHelpPrefix[] = "Usage: rnbdctl [-o table|json] [--sysfs-root DIR] ";
+const char kHelpPrefix[] = "Usage: rnbdctl [-o table|json] [--bytes] [--sysfs-root DIR] ";
 
 // The user's report: `--device-path help` printed the usage and mapped
 // nothing. Every word a global option or help could be is mapped as the
@@ -115,12 +115,13 @@ TEST(RnbdctlOptions, EachCommandHasItsOwnHelp)
     const std::string prefix = kHelpPrefix;
     const std::string more(prefix.size() - 2, ' ');  // continuation lines keep their place
     RunResult r = kernel.run({"unmap", "--help"});
-    EXPECT_EQ(r.out, prefix + "unmap [--force] DEVICE | --all   unmap (--force fails its IO if it is open)\n");
+    EXPECT_EQ(r.out, prefix + "unmap [--force] [--dry-run] DEVICE | --all\n" + more + std::string(35, ' ') +
+                         "unmap (--force fails its IO if it is open)\n");
     r = kernel.run({"session", "set", "s1", "--help"});
     EXPECT_EQ(r.out, prefix + "session list | show S | set S [--mpath-policy P] [--max-reconnect-attempts N]\n" +
                          more + std::string(33, ' ') + "[--io-hold-timeout-ms MS]\n");
     r = kernel.run({"-o", "json", "server", "-h"});
-    const std::string again = "       rnbdctl [-o table|json] [--sysfs-root DIR] ";
+    const std::string again = "       rnbdctl [-o table|json] [--bytes] [--sysfs-root DIR] ";
     EXPECT_EQ(r.out, prefix + "server list [devices|sessions]   exported devices, or sessions with their paths\n" +
                          again + "server close EXPORT SESSION      force-close a session's mapping of an export\n" +
                          again + "server path disconnect S PATH    close a server-side path\n");

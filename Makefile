@@ -10,8 +10,9 @@
 #                   the allocation-failure sweep at every allocation (CHURN_CYCLES=N;
 #                   `make check` runs 25 cycles each and every 16th allocation)
 #   make vm         an interactive shell in the test VM
-#   make install    modules into /lib/modules/<kver>/updates/, depmod, rnbdctl, man pages,
-#                   udev rules, systemd units, /etc/modprobe.d/rnbd.conf (DESTDIR, PREFIX)
+#   make install    modules into /lib/modules/<kver>/updates/, depmod, rnbdctl and its bash
+#                   completion, man pages, udev rules, systemd units, /etc/modprobe.d/rnbd.conf
+#                   (DESTDIR, PREFIX)
 #   make uninstall  removes exactly what install placed (its manifest), depmod
 #   make dkms       the source tree under /usr/src/rnbd-cxx-<version>/ for `dkms install`
 #   make clean
@@ -106,7 +107,7 @@ vm:
 PREFIX ?= /usr/local
 INSTALL_KVER = $(or $(KVER),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(shell uname -r))
 INSTALL_VARS := DESTDIR PREFIX SBINDIR MANDIR UDEVDIR SYSTEMDUNITDIR PKGLIBDIR DATADIR SYSCONFDIR MODULEDIR \
-	INSTALL_MOD_STRIP DKMS_SRCDIR
+	BASHCOMPLETIONDIR INSTALL_MOD_STRIP DKMS_SRCDIR
 INSTALL_ENV = $(foreach v,$(INSTALL_VARS),$(if $(filter-out undefined,$(origin $(v))),$(v)='$($(v))')) \
 	KVER='$(INSTALL_KVER)'
 

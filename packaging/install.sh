@@ -18,6 +18,9 @@
 #   DATADIR          $PREFIX/share/rnbd-cxx   the install manifest
 #   SYSCONFDIR       /etc                  modprobe.d/rnbd.conf (kept if there)
 #   MODULEDIR        /lib/modules          <KVER>/updates/rnbd-cxx/*.ko
+#   BASHCOMPLETIONDIR /usr/share/bash-completion/completions   rnbdctl (the
+#                    one directory bash-completion always reads, whatever
+#                    XDG_DATA_DIRS says; like SYSCONFDIR, not under PREFIX)
 #   INSTALL_MOD_STRIP=1                    strip debug info from the modules
 #
 # systemd reads units from /usr/local/lib/systemd/system and udev reads
@@ -47,6 +50,7 @@ PKGLIBDIR=${PKGLIBDIR:-$PREFIX/lib/rnbd-cxx}
 DATADIR=${DATADIR:-$PREFIX/share/rnbd-cxx}
 SYSCONFDIR=${SYSCONFDIR:-/etc}
 MODULEDIR=${MODULEDIR:-/lib/modules}
+BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-/usr/share/bash-completion/completions}
 manifest=$DATADIR/install-manifest
 
 MODULES=(rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko)
@@ -57,7 +61,7 @@ die() { echo "install: error: $*" >&2; exit 1; }
 PATH=$PATH:/usr/sbin:/sbin
 
 # Every absolute path must stay absolute once DESTDIR is put in front.
-for v in PREFIX SBINDIR MANDIR UDEVDIR SYSTEMDUNITDIR PKGLIBDIR DATADIR SYSCONFDIR MODULEDIR; do
+for v in PREFIX SBINDIR MANDIR UDEVDIR SYSTEMDUNITDIR PKGLIBDIR DATADIR SYSCONFDIR MODULEDIR BASHCOMPLETIONDIR; do
     case ${!v} in /*) ;; *) die "$v must be an absolute path, not '${!v}'" ;; esac
 done
 
@@ -161,9 +165,10 @@ do_install() {
     done
     record "k $KVER"
 
-    # The CLI and its page, when built (make rnbdctl).
+    # The CLI, its bash completion and its page, when built (make rnbdctl).
     if [ -x build/rnbdctl/rnbdctl ]; then
         place build/rnbdctl/rnbdctl "$SBINDIR/rnbdctl" 0755
+        place tools/rnbdctl/rnbdctl.bash-completion "$BASHCOMPLETIONDIR/rnbdctl" 0644
     else
         say "rnbdctl not built (make rnbdctl): not installed"
     fi

@@ -3,7 +3,8 @@
 # `make uninstall`, `make dkms`) into a DESTDIR, never onto this machine:
 #   - install places the four modules under lib/modules/<kver>/updates/,
 #     the udev rules and helper, the systemd units, the metrics writer, the
-#     man pages, rnbdctl when built, the modprobe.d template; no @NAME@ is
+#     man pages, rnbdctl and its bash completion when built, the modprobe.d
+#     template; no @NAME@ is
 #     left unsubstituted; the manifest lists exactly the files placed;
 #   - installing again changes nothing; a module built for another kernel
 #     is refused and nothing is placed;
@@ -56,9 +57,12 @@ check "modules under /lib/modules/$kver/updates/rnbd-cxx/, udev rules, units, he
 if [ -x build/rnbdctl/rnbdctl ]; then
     check "rnbdctl in /usr/local/sbin" cmp -s build/rnbdctl/rnbdctl "$root/usr/local/sbin/rnbdctl"
     check "rnbdctl.8 in man8" test -f "$root/usr/local/share/man/man8/rnbdctl.8"
+    check "rnbdctl's bash completion in /usr/share/bash-completion/completions" \
+        cmp -s tools/rnbdctl/rnbdctl.bash-completion "$root/usr/share/bash-completion/completions/rnbdctl"
 else
-    check "rnbdctl not built: not installed, and install says so" \
-        sh -c "[ ! -e '$root/usr/local/sbin/rnbdctl' ] && grep -q 'rnbdctl not built' '$tmp/out'"
+    check "rnbdctl not built: not installed (nor its completion), and install says so" \
+        sh -c "[ ! -e '$root/usr/local/sbin/rnbdctl' ] && [ ! -e '$root/usr/share/bash-completion/completions/rnbdctl' ] &&
+            grep -q 'rnbdctl not built' '$tmp/out'"
 fi
 check "no @NAME@ left in the installed text files" sh -c "! grep -rl '@[A-Z]*DIR@' '$root'"
 check "the units run /usr/local/sbin/rnbdctl and the helpers from /usr/local/lib" sh -c "

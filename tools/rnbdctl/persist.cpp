@@ -1,17 +1,22 @@
 // `save` and `restore`: the current mappings to an rnbdtab file and back.
 // restore checks the whole file before it maps anything, skips mappings
-// that exist (so it can run again), and goes on after a failed mapping
-// (each is reported; the exit code is 1 if any failed). save keeps the
+// that exist (so it can run again), maps the others with a timeout per line
+// and the sessions at the same time (parallel-map.hpp), and goes on after a
+// failed mapping (each is reported; the exit code is 1 if any failed). save keeps the
 // file it replaces as FILE~ and, with nothing mapped, does not replace a
 // file that lists mappings unless given --force.
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <algorithm>
 
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/files.hpp"
 #include "tools/rnbdctl/model.hpp"
+#include "tools/rnbdctl/parallel-map.hpp"
 #include "tools/rnbdctl/rnbdtab.hpp"
 #include "tools/rnbdctl/table.hpp"
 #include "tools/rnbdctl/text.hpp"
@@ -20,6 +25,23 @@
 namespace rnbdctl {
 
 namespace {
+
+// How long restore waits for one line's map by default (--timeout): more
+// than RTRS takes to give up a connect to a server that does not answer,
+// and one line per session at most waits it out.
+constexpr int64_t kDefaultLineTimeoutMs = 60000;
+
+// --timeout SECONDS: a decimal number above 0, up to a day.
+bool parse_timeout(const std::string& text, int64_t& milliseconds)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double seconds = text.empty() ? 0 : strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno != 0 || !(seconds > 0) || seconds > 86400)
+        return false;
+    milliseconds = std::max<int64_t>(1, int64_t(seconds * 1000));
+    return true;
+}
 
 // restore --check: every line checked with the module's parser, each bad
 // one reported; nothing read from sysfs, nothing written. Exit 2 if any
@@ -157,11 +179,16 @@ int command_restore(Context& context, const Args& args)
     Arguments parsed;
     std::string error;
     int code = 0;
-    if (!parse_words(context, "restore", args, 0, "restore [--file FILE] [--check | --dry-run]", parsed, code,
-                     {{"file", true, false}, {"check", false, false}, {"dry-run", false, false}}))
+    if (!parse_words(context, "restore", args, 0, "restore [--file FILE] [--check | --dry-run] [--timeout SECONDS]",
+                     parsed, code,
+                     {{"file", true, false}, {"check", false, false}, {"dry-run", false, false}, {"timeout", true, false}}))
         return code;
     if (parsed.has("check") && parsed.has("dry-run"))
         return context.usage("restore", "give --check or --dry-run, not both");
+    int64_t timeout_ms = kDefaultLineTimeoutMs;
+    if (parsed.has("timeout") && !parse_timeout(parsed.value("timeout"), timeout_ms))
+        return context.usage("restore", "--timeout must be a number of seconds above 0, up to 86400 (e.g. 60 or "
+                                        "0.5), not '" + parsed.value("timeout") + "'");
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_rnbdtab;
     std::string text;
     if (int read_error = read_file(file, text)) {
@@ -191,36 +218,33 @@ int command_restore(Context& context, const Args& args)
         int error;
         std::string message;
     };
+    // The mappings there already are left alone; the others are mapped by
+    // map_entries (parallel-map.hpp): one timeout per line, the sessions
+    // at the same time.
     std::vector<Outcome> outcomes;
-    bool any_failed = false;
+    std::vector<const RnbdtabEntry*> to_map;
+    std::vector<size_t> positions;  // of to_map's entries in outcomes
     for (const RnbdtabEntry& entry : entries) {
-        const MapRequest& request = entry.request;
-        Outcome outcome{&entry, mapped_device(context, request.session, request.device_path), "present", 0, ""};
-        if (outcome.device.empty()) {
-            outcome.result = "mapped";
-            const std::string what = "restore " + request.session + " " + request.device_path;
-            if (int write_error = write_map(context, request, entry.line, outcome.device)) {
-                outcome.result = "failed";
-                outcome.error = write_error;
-                outcome.message = context.describe_write_error(Operation::kMap, kMapDevice, write_error);
-            } else if (outcome.device.empty()) {
-                outcome.result = "failed";
-                outcome.message = "mapped, but the new device does not show in sysfs";
-            } else {
-                std::string setting;
-                if (int settings_error = apply_session_settings(context, request, setting)) {
-                    outcome.result = "failed";
-                    outcome.error = settings_error;
-                    outcome.message = "mapped as /dev/" + outcome.device + ", but " + setting + ": " +
-                                      context.describe_write_error(Operation::kSessionSet, setting, settings_error);
-                }
-            }
-            if (std::string(outcome.result) == "failed") {
-                context.fail(what, outcome.message, kExitFailed);
-                any_failed = true;
-            }
+        const std::string device = mapped_device(context, entry.request.session, entry.request.device_path);
+        if (device.empty()) {
+            to_map.push_back(&entry);
+            positions.push_back(outcomes.size());
         }
-        outcomes.push_back(outcome);
+        outcomes.push_back({&entry, device, "present", 0, ""});
+    }
+    const std::vector<MapOutcome> mapped = map_entries(context, to_map, timeout_ms);
+    bool any_failed = false;
+    for (size_t index = 0; index < mapped.size(); ++index) {
+        Outcome& outcome = outcomes[positions[index]];
+        outcome.device = mapped[index].device;
+        outcome.result = mapped[index].failed ? "failed" : "mapped";
+        outcome.error = mapped[index].error;
+        outcome.message = mapped[index].message;
+        if (mapped[index].failed) {
+            const MapRequest& request = outcome.entry->request;
+            context.fail("restore " + request.session + " " + request.device_path, outcome.message, kExitFailed);
+            any_failed = true;
+        }
     }
     if (context.json()) {
         JsonWriter json;

@@ -2,8 +2,11 @@
 #include "tools/rnbdctl/tests/fake-kernel.hpp"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -154,7 +157,7 @@ std::string FakeKernel::map(const std::string& line)
     };
     const std::string session = value("sessname", "");
     const std::string device_path = value("device_path", "");
-    const std::string name = "rnbd" + std::to_string(next_index_++);
+    const std::string name = "rnbd" + std::to_string(take_device_index());
     const std::string dir = "block/" + name + "/rnbd_client";
     file("block/" + name + "/size", "131072\n");
     file("block/" + name + "/ro", value("access_mode", "rw") == "ro" ? "1\n" : "0\n");
@@ -205,6 +208,81 @@ void FakeKernel::add_export(const std::string& name, const std::string& session,
     file(pdir + "/stats/rdma", "3 12288 4 16384 0\n");
 }
 
+// The log: one record per write, "<relative>\0<text>\0", appended with one
+// write() (O_APPEND), so that records of several processes do not mix.
+void FakeKernel::log_write(const std::string& relative, const std::string& text)
+{
+    std::string record = relative;
+    record += '\0';
+    record += text;
+    record += '\0';
+    const int fd = open(full(".writes").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || ::write(fd, record.data(), record.size()) != ssize_t(record.size()))
+        fprintf(stderr, "fake-kernel: cannot log a write\n");
+    if (fd >= 0)
+        close(fd);
+}
+
+std::vector<std::pair<std::string, std::string>> FakeKernel::writes() const
+{
+    const std::string log = read(".writes");
+    std::vector<std::pair<std::string, std::string>> records;
+    size_t start = 0;
+    while (start < log.size()) {
+        const size_t middle = log.find('\0', start);
+        const size_t end = middle == std::string::npos ? std::string::npos : log.find('\0', middle + 1);
+        if (end == std::string::npos)
+            break;
+        records.push_back({log.substr(start, middle - start), log.substr(middle + 1, end - middle - 1)});
+        start = end + 1;
+    }
+    return records;
+}
+
+void FakeKernel::clear_writes() { ::unlink(full(".writes").c_str()); }
+
+int FakeKernel::take_device_index()
+{
+    const int fd = open(full(".next-index").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0)
+        return -1;
+    char text[32] = {};
+    const ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+    const int index = n > 0 ? atoi(text) : 0;
+    const std::string next = std::to_string(index + 1);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, next.data(), next.size(), 0) != ssize_t(next.size()))
+        fprintf(stderr, "fake-kernel: cannot count devices\n");
+    close(fd);  // drops the lock
+    return index;
+}
+
+void FakeKernel::hold_map(const std::string& session)
+{
+    auto sleep_ms = [](int milliseconds) {
+        const timespec pause{milliseconds / 1000, long(milliseconds % 1000) * 1000000};
+        nanosleep(&pause, nullptr);
+    };
+    auto wait = map_waits_.find(session);
+    for (int waited = 0; wait != map_waits_.end() && waited < 10000; waited += 10) {
+        bool begun = false;
+        for (const auto& [relative, text] : writes())
+            begun = begun || (relative == "kernel/rnbd_client/map_device" &&
+                              tokens_of(text, nullptr)["sessname"] == wait->second);
+        if (begun)
+            break;
+        sleep_ms(10);
+    }
+    auto delay = map_delays_ms_.find(session);
+    if (delay == map_delays_ms_.end())
+        return;
+    if (delay->second >= 0) {
+        sleep_ms(delay->second);
+        return;
+    }
+    for (;;)  // a dead server: until restore's timeout kills this process
+        sleep_ms(1000);
+}
+
 void FakeKernel::set_open(const std::string& device, bool open)
 {
     if (open)
@@ -216,7 +294,7 @@ void FakeKernel::set_open(const std::string& device, bool open)
 int FakeKernel::hook(const std::string& full_path, const std::string& text)
 {
     const std::string relative = full_path.substr(root_.size() + 1);
-    writes_.push_back({relative, text});
+    log_write(relative, text);
     auto failure = failures_.find(relative);
     if (failure != failures_.end() && failure->second != 0)
         return failure->second;
@@ -224,6 +302,7 @@ int FakeKernel::hook(const std::string& full_path, const std::string& text)
         return ENOENT;
     if (relative == "kernel/rnbd_client/map_device") {
         std::map<std::string, std::string> tokens = tokens_of(text, nullptr);
+        hold_map(tokens["sessname"]);
         if (exists("class/rnbd-client/ctl/devices/" + replace_slashes(tokens["device_path"]) + "@" +
                    tokens["sessname"]))
             return EEXIST;

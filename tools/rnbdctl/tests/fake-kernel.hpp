@@ -2,8 +2,12 @@
 // the kernel on it: map_device creates /sys/block/rnbdN with its attributes,
 // the class link and the RTRS session; unmap_device removes them (EBUSY while
 // the test marks the device open); add_path/remove_path create and remove
-// path directories; any file can be made to fail with an errno. Every write
-// is logged, so a test can assert that a refused command wrote nothing.
+// path directories; any file can be made to fail with an errno, and a
+// session's map can be made slow, made to wait for another's, or to hang
+// (a dead server). Every write is logged, so a test can assert that a
+// refused command wrote nothing. restore maps in child processes: the log
+// and the device numbers live in files of the tree, so that what a child
+// did is seen by the test and by the next child.
 #pragma once
 
 #include <cstdio>
@@ -49,11 +53,18 @@ public:
 
     // The next writes to `relative` fail with `error` (until cleared with 0).
     void fail(const std::string& relative, int error) { failures_[relative] = error; }
+    // map_device writes of `session`: each takes `milliseconds` first.
+    void delay_map(const std::string& session, int milliseconds) { map_delays_ms_[session] = milliseconds; }
+    // ... never return (the server is dead; restore's timeout kills them).
+    void hang_map(const std::string& session) { map_delays_ms_[session] = -1; }
+    // ... wait, up to 10 s, until a map_device write of `other` has begun:
+    // done only when the two sessions are mapped at the same time.
+    void map_waits_for(const std::string& session, const std::string& other) { map_waits_[session] = other; }
     void set_open(const std::string& device, bool open);
 
-    // Writes the hook saw, as (relative path, text).
-    const std::vector<std::pair<std::string, std::string>>& writes() const { return writes_; }
-    void clear_writes() { writes_.clear(); }
+    // Writes the hook saw, as (relative path, text), in the order made.
+    std::vector<std::pair<std::string, std::string>> writes() const;
+    void clear_writes();
 
     RunResult run(const std::vector<std::string>& args, const std::string& rnbdtab = "");
 
@@ -61,12 +72,17 @@ private:
     int hook(const std::string& full_path, const std::string& text);
     void add_path_dir(const std::string& session, const std::string& path_text);
     void remove_tree(const std::string& relative);
+    void log_write(const std::string& relative, const std::string& text);
+    // rnbd0, rnbd1, ... in the order of the maps, whichever process makes them.
+    int take_device_index();
+    // The delays and waits of map_device writes (delay_map, map_waits_for).
+    void hold_map(const std::string& session);
 
     std::string root_;
-    int next_index_ = 0;
     std::map<std::string, int> failures_;
     std::set<std::string> open_devices_;
-    std::vector<std::pair<std::string, std::string>> writes_;
+    std::map<std::string, int> map_delays_ms_;
+    std::map<std::string, std::string> map_waits_;
 };
 
 // Checks the Prometheus text format line by line (HELP/TYPE comments,

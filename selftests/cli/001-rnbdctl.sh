@@ -73,7 +73,7 @@ check "map a device the server does not have: exit 1, ENOENT" \
 
 # --- list / show ----------------------------------------------------------------------------
 run list "$ctl" list
-check "list: a table row for $dev" grep -qE "^$dev +cli +/dev/ram0 +rw +blockio +open +67108864$" "$tmp/list.out"
+check "list: a table row for $dev (size in binary units)" grep -qE "^$dev +cli +/dev/ram0 +rw +blockio +open +64\.0 MiB$" "$tmp/list.out"
 run listj "$ctl" list -o json
 check "list -o json: one device, $name" jq_ok listj ".devices | length == 1 and .[0].name == \"$name\""
 run sess "$ctl" -o json list sessions

@@ -186,7 +186,7 @@ u "server path disconnect: give a session and a path" server path disconnect err
 u "save: unknown option --frob" save --frob
 u "save: save [--file FILE] [--force]" save "$tmp/rnbdtab"
 u "restore: unknown option --frob" restore --frob
-u "restore: restore [--file FILE]" restore "$tmp/rnbdtab"
+u "restore: restore [--file FILE] [--check | --dry-run] [--timeout SECONDS]" restore "$tmp/rnbdtab"
 u "stats: unknown option --frob" stats --frob
 printf '%s\n' "# a bad line: nothing is mapped" "sessname=err device_path=$img" \
     "sessname=err device_path=$tmp/export/other.img access_mode=wr" > "$tmp/bad.rnbdtab"

@@ -421,4 +421,14 @@ bool same_address(const Address& a, const Address& b)
     return true;
 }
 
+bool is_ipv4_mapped(AddressFamily family, const u8 (&bytes)[16])
+{
+    if (family != AddressFamily::kIpv6)
+        return false;
+    for (size_t i = 0; i < 10; ++i)
+        if (bytes[i] != 0)
+            return false;
+    return bytes[10] == 0xff && bytes[11] == 0xff;
+}
+
 }  // namespace rtrs

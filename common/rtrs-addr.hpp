@@ -103,4 +103,8 @@ inline constexpr StringView kUnknownAddressText = StringView("<invalid address f
 // used to refuse a second path with the same addresses.
 bool same_address(const Address& a, const Address& b);
 
+// Whether an IPv6 address is IPv4-mapped (::ffff:a.b.c.d): how a dual-stack
+// listener sees the IPv4 client a.b.c.d (its address in bytes 12..15).
+bool is_ipv4_mapped(AddressFamily family, const u8 (&bytes)[16]);
+
 }  // namespace rtrs

@@ -129,12 +129,7 @@ bool has_host_bits(const u8* bytes, size_t length, u8 bits)
 // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as the IPv4 address it stands for.
 rtrs::Address unmapped(const rtrs::Address& address)
 {
-    if (address.family != rtrs::AddressFamily::kIpv6)
-        return address;
-    for (size_t i = 0; i < 10; ++i)
-        if (address.bytes[i] != 0)
-            return address;
-    if (address.bytes[10] != 0xff || address.bytes[11] != 0xff)
+    if (!rtrs::is_ipv4_mapped(address.family, address.bytes))
         return address;
     rtrs::Address v4;
     v4.family = rtrs::AddressFamily::kIpv4;

@@ -22,9 +22,7 @@ ClientKey client_key(AddressFamily family, const u8 (&bytes)[16])
         cxxrt::copy_bytes(key.bytes, bytes, 4);
         break;
     case AddressFamily::kIpv6: {
-        // ::ffff:a.b.c.d is the IPv4 client a.b.c.d.
-        static constexpr u8 kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (cxxrt::compare_bytes(bytes, kMapped, sizeof(kMapped)) == 0) {
+        if (is_ipv4_mapped(family, bytes)) {
             key.family = AddressFamily::kIpv4;
             cxxrt::copy_bytes(key.bytes, bytes + 12, 4);
         } else {

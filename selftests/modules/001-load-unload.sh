@@ -23,7 +23,7 @@ declare -A params=(
     [rtrs/rtrs-client]=""
     [rnbd/rnbd-client]="control_timeout_ms=120000"
     [rtrs/rtrs-server]="max_chunk_size=131072 sess_queue_depth=512 always_invalidate=Y max_sessions=64 info_timeout_ms=10000 max_sessions_per_client=8 max_connections_per_path=512 max_connections_per_client=1024 max_connections=8192"
-    [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N allow_fileio_of_block_devices=N idle_session_timeout_ms=60000"
+    [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N allow_fileio_of_block_devices=N exports_only=N idle_session_timeout_ms=60000"
 )
 params_ok() { # module
     local m=$1 want="" got p

@@ -18,8 +18,10 @@ std::vector<std::string> Arguments::values(const std::string& name) const
 bool is_flag_option(const std::string& name)
 {
     // unmap's --force and --all, save's --force, --dry-run of map, unmap
-    // and restore, restore's --check; a new flag of any command goes here.
-    for (const char* flag : {"force", "all", "dry-run", "check"})
+    // and restore, restore's --check, server export add's --read-only,
+    // server restore's --check and --replace; a new flag of any command
+    // goes here.
+    for (const char* flag : {"force", "all", "dry-run", "check", "read-only", "replace"})
         if (name == flag)
             return true;
     return false;

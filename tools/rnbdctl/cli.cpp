@@ -42,6 +42,17 @@ const char kUsage[] =
     "  server list [devices|sessions]   exported devices, or sessions with their paths\n"
     "  server close EXPORT SESSION      force-close a session's mapping of an export\n"
     "  server path disconnect S PATH    close a server-side path\n"
+    "  server export add NAME --path P --allow RULE [--allow RULE ...] [--read-only]\n"
+    "      [--io-modes blockio|fileio|blockio,fileio] [--session S]\n"
+    "                                   define an export (RULE: any, ip:ADDR[/BITS], gid:GID[/BITS])\n"
+    "  server export remove NAME | --all   remove an export (closes its mappings)\n"
+    "  server export list | show NAME   the exports, with the sessions mapping them\n"
+    "  server session disconnect S      close every path of a server session\n"
+    "  server save [--file F] [--force] write the exports' definitions (default /etc/rnbd/exports),\n"
+    "                                   keeping the old file as F~; --force empties it when none is defined\n"
+    "  server restore [--file F] [--check] [--replace]\n"
+    "                                   define the exports the file lists (--check: only check it;\n"
+    "                                   --replace: redefine those defined differently)\n"
     "Persistence and metrics:\n"
     "  save [--file F] [--force]        write the current mappings (default /etc/rnbd/rnbdtab), keeping\n"
     "                                   the old file as F~; --force empties a file when nothing is mapped\n"
@@ -333,6 +344,7 @@ int run(const std::vector<std::string>& args, const RunOptions& options)
     Context context{Sysfs(root, options.hook), options.out, options.err, format, sizes};
     context.cpu_count = possible_cpus(context.sysfs);
     context.default_rnbdtab = options.default_rnbdtab;
+    context.default_exports = options.default_exports;
     if (!have_command) {
         fputs(kUsage, options.err);
         return kExitUsage;

@@ -15,6 +15,7 @@ struct RunOptions {
     FILE* err = stderr;
     std::string sysfs_root_env;  // RNBDCTL_SYSFS_ROOT, "" when unset
     std::string default_rnbdtab = "/etc/rnbd/rnbdtab";
+    std::string default_exports = "/etc/rnbd/exports";
     WriteHook hook;  // tests only
 };
 

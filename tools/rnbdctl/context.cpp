@@ -51,6 +51,14 @@ constexpr Reason kReasons[] = {
     {Operation::kPathReconnect, EHOSTUNREACH, "no route; the path goes on reconnecting"},
     {Operation::kSessionSet, EINVAL, "the kernel refused the value"},
     {Operation::kServerClose, EINVAL, "the kernel refused the value"},
+    {Operation::kExportAdd, EINVAL, "the server refused the definition (see dmesg)"},
+    {Operation::kExportAdd, EEXIST, "an export of this name exists (remove it first)"},
+    {Operation::kExportAdd, ENOENT, "the path leads nowhere on the server"},
+    {Operation::kExportAdd, ENOTBLK,
+     "the server does not export this path (not a block device, or a file outside file_export_dir)"},
+    {Operation::kExportAdd, EROFS, "the device is read-only: define the export read-only (--read-only, access=ro)"},
+    {Operation::kExportAdd, ENODEV, "rnbd-server is unloading"},
+    {Operation::kExportRemove, ENOENT, "no such export"},
 };
 
 }  // namespace

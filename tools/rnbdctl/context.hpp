@@ -37,6 +37,8 @@ enum class Operation {
     kSessionSet,
     kServerClose,
     kServerPathDisconnect,
+    kExportAdd,
+    kExportRemove,
 };
 
 struct Context {
@@ -48,6 +50,7 @@ struct Context {
     // Bounds nr_poll_queues as the kernel's nr_cpu_ids does.
     unsigned cpu_count = 1;
     std::string default_rnbdtab = "/etc/rnbd/rnbdtab";
+    std::string default_exports = "/etc/rnbd/exports";  // server save/restore
 
     bool json() const { return format == Format::kJson; }
 

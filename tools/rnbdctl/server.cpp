@@ -1,11 +1,13 @@
 // Server commands: server list [devices|sessions], server close (an
-// export's force_close for one session), server path disconnect.
+// export's force_close for one session), server path disconnect; the
+// exports, server session, save and restore are in server-exports.cpp.
 #include <errno.h>
 
 #include <algorithm>
 
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
+#include "tools/rnbdctl/exports.hpp"
 #include "tools/rnbdctl/model.hpp"
 #include "tools/rnbdctl/view.hpp"
 
@@ -104,8 +106,11 @@ int server_path(Context& context, const Args& args)
 
 int command_server(Context& context, const Args& args)
 {
-    constexpr Subcommand kSubcommands[] = {{"list", server_list}, {"close", server_close}, {"path", server_path}};
-    return run_subcommand(context, "server", "list|close|path", kSubcommands, args);
+    constexpr Subcommand kSubcommands[] = {{"list", server_list},       {"close", server_close},
+                                           {"path", server_path},       {"export", server_export},
+                                           {"session", server_session}, {"save", server_save},
+                                           {"restore", server_restore}};
+    return run_subcommand(context, "server", "list|close|path|export|session|save|restore", kSubcommands, args);
 }
 
 }  // namespace rnbdctl

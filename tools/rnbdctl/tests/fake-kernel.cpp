@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "rnbd/core/rnbd-srv-exports.hpp"
+
 namespace rnbdctl::testing {
 
 namespace {
@@ -116,7 +118,65 @@ void FakeKernel::load_client()
 void FakeKernel::load_server()
 {
     mkdir("class/rnbd-server/ctl/devices");
+    file("class/rnbd-server/ctl/exports/add", "Usage: echo \"name=<name> path=... allow=...\" > add\n");
+    file("class/rnbd-server/ctl/exports/remove", "Usage: echo <name> > remove\n");
     mkdir("class/rtrs-server");
+}
+
+int FakeKernel::define_export(const std::string& line)
+{
+    namespace core = rnbd::srv::exports;
+    core::ExportDefinition definition;
+    if (core::parse_definition(cxxrt::StringView(line.data(), line.size()), definition).is_error())
+        return EINVAL;
+    const std::string name = definition.name;
+    if (name == "add" || name == "remove")
+        return EINVAL;
+    auto refused = backing_errors_.find(definition.backing);
+    if (refused != backing_errors_.end() && refused->second != 0)
+        return refused->second;
+    const std::string dir = "class/rnbd-server/ctl/exports/" + replace_slashes(name);
+    if (exists(dir))
+        return EEXIST;
+    char text[core::kMaxDefinitionLength + 8];
+    auto length = core::format_definition(definition, cxxrt::Span<char>(text, sizeof(text)));
+    if (length.is_error())
+        return EINVAL;
+    file(dir + "/definition", std::string(text, length.value()));
+    file(dir + "/path", std::string(definition.backing) + "\n");
+    file(dir + "/access_mode", definition.read_only ? "ro\n" : "rw\n");
+    file(dir + "/io_modes", std::string(core::io_modes_text(definition.io_modes)) + "\n");
+    std::string rules;
+    for (size_t i = 0; i < definition.rule_count; ++i) {
+        char rule[96];
+        auto rule_length = core::format_allow_rule(definition.rules[i], cxxrt::Span<char>(rule, sizeof(rule)));
+        if (rule_length.is_ok())
+            rules += std::string(rule, rule_length.value()) + "\n";
+    }
+    file(dir + "/allow", rules);
+    file(dir + "/session", definition.session[0] ? std::string(definition.session) + "\n" : "");
+    return 0;
+}
+
+// exports/remove: the directory goes, and every mapping opened through the
+// export (a server session whose mapping_path is its name) is closed.
+int FakeKernel::remove_export(const std::string& name)
+{
+    const std::string dir = "class/rnbd-server/ctl/exports/" + replace_slashes(name);
+    if (name.empty() || name.find('!') != std::string::npos || !exists(dir + "/definition"))
+        return ENOENT;
+    remove_tree(dir);
+    const std::string devices = "class/rnbd-server/ctl/devices";
+    const Sysfs tree(root_);
+    for (const std::string& device : tree.list(devices)) {
+        const std::string sessions = devices + "/" + device + "/sessions";
+        for (const std::string& session : tree.list(sessions))
+            if (read(sessions + "/" + session + "/mapping_path") == name + "\n")
+                remove_tree(sessions + "/" + session);
+        if (tree.list(sessions).empty())
+            remove_tree(devices + "/" + device);
+    }
+    return 0;
 }
 
 void FakeKernel::add_path_dir(const std::string& session, const std::string& path_text)
@@ -300,6 +360,14 @@ int FakeKernel::hook(const std::string& full_path, const std::string& text)
         return failure->second;
     if (!exists(relative))
         return ENOENT;
+    if (relative == "class/rnbd-server/ctl/exports/add")
+        return define_export(text);
+    if (relative == "class/rnbd-server/ctl/exports/remove") {
+        std::string name = text;
+        while (!name.empty() && (name.back() == '\n' || name.back() == ' '))
+            name.pop_back();
+        return remove_export(name);
+    }
     if (relative == "kernel/rnbd_client/map_device") {
         std::map<std::string, std::string> tokens = tokens_of(text, nullptr);
         hold_map(tokens["sessname"]);
@@ -359,6 +427,7 @@ RunResult FakeKernel::run(const std::vector<std::string>& args, const std::strin
     options.err = err;
     options.sysfs_root_env = root_;
     options.default_rnbdtab = rnbdtab.empty() ? root_ + "/etc-rnbd/rnbdtab" : rnbdtab;
+    options.default_exports = root_ + "/etc-rnbd/exports";
     options.hook = [this](const std::string& path, const std::string& text) { return hook(path, text); };
     result.code = rnbdctl::run(args, options);
     fclose(out);

@@ -2,7 +2,10 @@
 // the kernel on it: map_device creates /sys/block/rnbdN with its attributes,
 // the class link and the RTRS session; unmap_device removes them (EBUSY while
 // the test marks the device open); add_path/remove_path create and remove
-// path directories; any file can be made to fail with an errno, and a
+// path directories; rnbd-server's exports/add checks the line with the
+// module's parser (EINVAL, EEXIST, a chosen errno per backing path) and
+// creates the export's directory and files, exports/remove deletes it and
+// closes its mappings; any file can be made to fail with an errno, and a
 // session's map can be made slow, made to wait for another's, or to hang
 // (a dead server). Every write is logged, so a test can assert that a
 // refused command wrote nothing. restore maps in child processes: the log
@@ -51,6 +54,13 @@ public:
     void add_export(const std::string& name, const std::string& session, const std::string& mapping_path,
                     const std::string& client_addr, const std::string& access_mode = "rw");
 
+    // As exports/add of that line: 0, or the errno the module answers
+    // (EINVAL, EEXIST, or refuse_backing's) with nothing changed.
+    int define_export(const std::string& line);
+    // exports/add of an export of this backing path fails with `error`
+    // (ENOENT, ENOTBLK, EROFS ...; 0 clears it).
+    void refuse_backing(const std::string& path, int error) { backing_errors_[path] = error; }
+
     // The next writes to `relative` fail with `error` (until cleared with 0).
     void fail(const std::string& relative, int error) { failures_[relative] = error; }
     // map_device writes of `session`: each takes `milliseconds` first.
@@ -66,6 +76,8 @@ public:
     std::vector<std::pair<std::string, std::string>> writes() const;
     void clear_writes();
 
+    // The default rnbdtab and exports file are under the tree (etc-rnbd/)
+    // unless given.
     RunResult run(const std::vector<std::string>& args, const std::string& rnbdtab = "");
 
 private:
@@ -77,9 +89,11 @@ private:
     int take_device_index();
     // The delays and waits of map_device writes (delay_map, map_waits_for).
     void hold_map(const std::string& session);
+    int remove_export(const std::string& name);
 
     std::string root_;
     std::map<std::string, int> failures_;
+    std::map<std::string, int> backing_errors_;
     std::set<std::string> open_devices_;
     std::map<std::string, int> map_delays_ms_;
     std::map<std::string, std::string> map_waits_;

@@ -164,9 +164,9 @@ std::vector<ErrorCase> usage_cases()
     }
     const std::vector<ErrorCase> rest = {
         // server
-        {"server_no_subcommand", {"server"}, "rnbdctl: server: server list|close|path"},
+        {"server_no_subcommand", {"server"}, "rnbdctl: server: server list|close|path|export|session|save|restore"},
         {"server_unknown_subcommand", {"server", "frob"},
-         "rnbdctl: server: unknown command 'frob'; server list|close|path"},
+         "rnbdctl: server: unknown command 'frob'; server list|close|path|export|session|save|restore"},
         {"server_list_unknown_option", {"server", "list", "--frob"}, "rnbdctl: server list: unknown option --frob"},
         {"server_list_unknown_kind", {"server", "list", "things"},
          "rnbdctl: server list: server list [devices|sessions]"},

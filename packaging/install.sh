@@ -54,7 +54,7 @@ BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-/usr/share/bash-completion/completions}
 manifest=$DATADIR/install-manifest
 
 MODULES=(rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko)
-UNITS=(rnbd-maps.service rnbd-metrics.service rnbd-metrics.timer)
+UNITS=(rnbd-maps.service rnbd-exports.service rnbd-metrics.service rnbd-metrics.timer)
 
 say() { echo "install: $*"; }
 die() { echo "install: error: $*" >&2; exit 1; }

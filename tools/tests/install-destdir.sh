@@ -2,9 +2,9 @@
 # Host test of the packaging (packaging/, dkms.conf, `make install`,
 # `make uninstall`, `make dkms`) into a DESTDIR, never onto this machine:
 #   - install places the four modules under lib/modules/<kver>/updates/,
-#     the udev rules and helper, the systemd units, the metrics writer, the
-#     man pages, rnbdctl and its bash completion when built, the modprobe.d
-#     template; no @NAME@ is
+#     the udev rules and helper, the systemd units (rnbd-maps, rnbd-exports,
+#     rnbd-metrics), the metrics writer, the man pages, rnbdctl and its bash
+#     completion when built, the modprobe.d template; no @NAME@ is
 #     left unsubstituted; the manifest lists exactly the files placed;
 #   - installing again changes nothing; a module built for another kernel
 #     is refused and nothing is placed;
@@ -42,8 +42,8 @@ placed() {
     local ko f
     for ko in $modules; do cmp -s "$ko" "$root/lib/modules/$kver/updates/rnbd-cxx/$(basename "$ko")" || return 1; done
     for f in usr/local/lib/udev/rules.d/60-rnbd.rules usr/local/lib/systemd/system/rnbd-maps.service \
-        usr/local/lib/systemd/system/rnbd-metrics.service usr/local/lib/systemd/system/rnbd-metrics.timer \
-        etc/modprobe.d/rnbd.conf; do
+        usr/local/lib/systemd/system/rnbd-exports.service usr/local/lib/systemd/system/rnbd-metrics.service \
+        usr/local/lib/systemd/system/rnbd-metrics.timer etc/modprobe.d/rnbd.conf; do
         [ -f "$root/$f" ] || { diag "missing /$f"; return 1; }
     done
     for f in usr/local/lib/udev/rnbd_id usr/local/lib/rnbd-cxx/rnbd-textfile; do
@@ -65,9 +65,14 @@ else
             grep -q 'rnbdctl not built' '$tmp/out'"
 fi
 check "no @NAME@ left in the installed text files" sh -c "! grep -rl '@[A-Z]*DIR@' '$root'"
-check "the units run /usr/local/sbin/rnbdctl and the helpers from /usr/local/lib" sh -c "
+check "the units run /usr/local/sbin/rnbdctl (rnbd-maps, rnbd-exports) and the helpers from /usr/local/lib" sh -c "
     grep -qx 'ExecStart=/usr/local/sbin/rnbdctl restore' '$root/usr/local/lib/systemd/system/rnbd-maps.service' &&
     grep -qx 'ExecStop=/usr/local/sbin/rnbdctl unmap --all' '$root/usr/local/lib/systemd/system/rnbd-maps.service' &&
+    grep -qx 'ExecStart=/usr/local/sbin/rnbdctl server restore' '$root/usr/local/lib/systemd/system/rnbd-exports.service' &&
+    grep -qx 'ExecReload=/usr/local/sbin/rnbdctl server restore --replace' '$root/usr/local/lib/systemd/system/rnbd-exports.service' &&
+    grep -qx 'ExecStop=/usr/local/sbin/rnbdctl server export remove --all' '$root/usr/local/lib/systemd/system/rnbd-exports.service' &&
+    grep -qx 'ConditionPathExists=/etc/rnbd/exports' '$root/usr/local/lib/systemd/system/rnbd-exports.service' &&
+    grep -qx 'ExecStartPre=/sbin/modprobe rnbd_server exports_only=Y' '$root/usr/local/lib/systemd/system/rnbd-exports.service' &&
     grep -q '^ExecStart=/usr/local/lib/rnbd-cxx/rnbd-textfile ' '$root/usr/local/lib/systemd/system/rnbd-metrics.service' &&
     grep -q 'IMPORT{program}=\"/usr/local/lib/udev/rnbd_id %p\"' '$root/usr/local/lib/udev/rules.d/60-rnbd.rules'"
 check "rnbd-maps.service stops after blk-availability.service (LVM/MD on RNBD deactivated before unmap --all)" \

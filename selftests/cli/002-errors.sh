@@ -173,8 +173,8 @@ for action in remove reconnect disconnect; do
     u "path $action: unknown option --frob" path $action --frob err "ip:$a0"
     u "path $action: give a session and a path" path $action err
 done
-u "server: server list|close|path" server
-u "server: unknown command 'frob'; server list|close|path" server frob
+u "server: server list|close|path|export|session|save|restore" server
+u "server: unknown command 'frob'; server list|close|path|export|session|save|restore" server frob
 u "server list: unknown option --frob" server list --frob
 u "server list: server list [devices|sessions]" server list things
 u "server close: unknown option --frob" server close --frob "$export_name" err

@@ -4,7 +4,8 @@
 # modules: our stack over one Soft-RoCE loopback path, a 64 MiB RAM disk.
 #   - a bad definition is refused with the module's message before any
 #     write (the kernel logs nothing); the kernel's ENOENT/ENOTBLK/EEXIST
-#     named; export add, list (MAPPINGS) and show, table and JSON;
+#     named; export add --dry-run writes nothing; export add, list
+#     (MAPPINGS) and show, table and JSON;
 #   - a client maps the export and writes data; `server save` writes the
 #     canonical definition to /etc/rnbd/exports (the guest's overlay);
 #   - the server "reboots": the client unmaps, rnbd_server and rtrs_server
@@ -42,7 +43,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-tap_plan 49
+tap_plan 50
 
 setup() {
     rxe_setup 1 >/dev/null || return 1
@@ -87,6 +88,10 @@ check "export add of a character device: exit 1, ENOTBLK named" \
     err_is notblk 1 "rnbdctl: server export add v: Block device required (ENOTBLK): the server does not export this path"
 check "... the refusals left no export behind" test "$(exports_now)" = "add remove "
 
+run dry "$ctl" server export add vol0 --path /dev/ram0 --allow "ip:$net" --io-modes blockio --dry-run
+check "export add --dry-run: the write to exports/add printed, nothing defined" \
+    bash -c "[ '$rc' = 0 ] && [ \"\$(cat '$tmp/dry.out')\" = 'would write to $exports/add: $vol0' ] &&
+             [ '$(exports_now)' = 'add remove ' ]"
 run add "$ctl" server export add vol0 --path /dev/ram0 --allow "ip:$net" --io-modes blockio
 check "export add vol0 (/dev/ram0, ip:$net, blockio): exit 0, nothing printed" out_is add 0 ""
 check "exports/vol0/definition is the canonical line" test "$(cat $exports/vol0/definition)" = "$vol0"

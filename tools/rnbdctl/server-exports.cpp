@@ -5,7 +5,10 @@
 // is; save and restore follow save and restore of the rnbdtab (persist.cpp):
 // restore checks the whole file first and leaves what is there alone, save
 // keeps the old file as FILE~ and will not empty a file listing exports
-// without --force.
+// without --force. export add, export remove and restore take --dry-run as
+// map, unmap and restore do (Sysfs::plan_writes); every write names its
+// file to Context::describe_write_error, so a caller that may not write
+// it is told to run as root.
 #include <errno.h>
 #include <sys/stat.h>
 
@@ -15,6 +18,7 @@
 #include "tools/rnbdctl/files.hpp"
 #include "tools/rnbdctl/model.hpp"
 #include "tools/rnbdctl/table.hpp"
+#include "tools/rnbdctl/text.hpp"
 #include "tools/rnbdctl/view.hpp"
 
 namespace rnbdctl {
@@ -87,15 +91,20 @@ void table_exports(FILE* out, const std::vector<ServerExport>& exports, Sizes)
     table.print(out);
 }
 
+// `show`'s "label: value" lines: every value comes from sysfs, so it is
+// escaped as the tables' cells are (text.hpp).
 void text_export(FILE* out, const ServerExport& exported)
 {
-    fprintf(out, "export:      %s\n", exported.name.c_str());
-    fprintf(out, "definition:  %s\n", cell(exported.definition).c_str());
-    fprintf(out, "path:        %s\n", cell(exported.path).c_str());
-    fprintf(out, "access_mode: %s\n", cell(exported.access_mode).c_str());
-    fprintf(out, "io_modes:    %s\n", cell(exported.io_modes).c_str());
-    fprintf(out, "allow:       %s\n", cell(join(exported.allow, " ")).c_str());
-    fprintf(out, "session:     %s\n", exported.session.empty() ? "any" : exported.session.c_str());
+    auto field = [out](const char* label, const std::string& value) {
+        fprintf(out, "%s%s\n", label, printable(value).c_str());
+    };
+    field("export:      ", exported.name);
+    field("definition:  ", cell(exported.definition));
+    field("path:        ", cell(exported.path));
+    field("access_mode: ", cell(exported.access_mode));
+    field("io_modes:    ", cell(exported.io_modes));
+    field("allow:       ", cell(join(exported.allow, " ")));
+    field("session:     ", exported.session.empty() ? "any" : exported.session);
     fprintf(out, "mappings:    %zu\n", exported.mappings.size());
     if (exported.mappings.empty())
         return;
@@ -133,7 +142,8 @@ int export_add(Context& context, const Args& args)
                       {"allow", true, true},
                       {"read-only", false, false},
                       {"io-modes", true, false},
-                      {"session", true, false}}))
+                      {"session", true, false},
+                      {"dry-run", false, false}}))
         return code;
     const std::string& name = parsed.positionals[0];
     // Each value becomes one key=value word of the line: a blank in it would
@@ -167,6 +177,19 @@ int export_add(Context& context, const Args& args)
     const std::string what = command + " " + checked.name;
     if (int missing = need_exports(context, what))
         return missing;
+    if (parsed.has("dry-run")) {
+        // As map --dry-run: the one refusal rnbdctl can foresee (the name
+        // is in use), then the write printed instead of made.
+        ServerExport existing;
+        if (read_server_export(context.sysfs, checked.name, existing))
+            return context.fail(what, "an export of this name exists (the kernel would refuse it: EEXIST)",
+                                kExitFailed);
+        std::vector<PlannedWrite> plan;
+        context.sysfs.plan_writes(&plan);
+        write_add(context, checked.canonical);
+        context.sysfs.plan_writes(nullptr);
+        return print_planned_writes(context, plan);
+    }
     if (int write_error = write_add(context, checked.canonical))
         return context.write_failed(Operation::kExportAdd, what, kExportsAdd, write_error);
     if (context.json()) {
@@ -187,7 +210,7 @@ int export_remove(Context& context, const Args& args)
     const std::string command = "server export remove";
     Arguments parsed;
     std::string error;
-    if (!parse_arguments(args, {{"all", false, false}}, parsed, error))
+    if (!parse_arguments(args, {{"all", false, false}, {"dry-run", false, false}}, parsed, error))
         return context.usage(command, error);
     const bool all = parsed.has("all");
     if (all ? !parsed.positionals.empty() : parsed.positionals.size() != 1)
@@ -204,8 +227,21 @@ int export_remove(Context& context, const Args& args)
             return context.fail(what, "no such export", kExitNotFound);
         targets.push_back(found);
     }
+    if (parsed.has("dry-run")) {
+        std::vector<PlannedWrite> plan;
+        context.sysfs.plan_writes(&plan);
+        for (const ServerExport& exported : targets)
+            write_remove(context, exported.name);
+        context.sysfs.plan_writes(nullptr);
+        return print_planned_writes(context, plan);
+    }
     std::vector<std::string> removed;
-    std::vector<std::pair<std::string, int>> failed;
+    struct Failure {
+        std::string name;
+        int error;
+        std::string message;
+    };
+    std::vector<Failure> failed;
     for (const ServerExport& exported : targets) {
         const int write_error = write_remove(context, exported.name);
         // Gone meanwhile (another remove): that is what was asked for.
@@ -213,8 +249,9 @@ int export_remove(Context& context, const Args& args)
             removed.push_back(exported.name);
             continue;
         }
-        context.write_failed(Operation::kExportRemove, command + " " + exported.name, kExportsRemove, write_error);
-        failed.push_back({exported.name, write_error});
+        failed.push_back({exported.name, write_error,
+                          context.describe_write_error(Operation::kExportRemove, kExportsRemove, write_error)});
+        context.fail(command + " " + exported.name, failed.back().message, kExitFailed);
     }
     if (context.json()) {
         JsonWriter json;
@@ -222,11 +259,11 @@ int export_remove(Context& context, const Args& args)
         for (const std::string& name : removed)
             json.string(name);
         json.end_array().begin_array("failed");
-        for (const auto& [name, write_error] : failed)
+        for (const Failure& failure : failed)
             json.begin_object()
-                .string("export", name)
-                .string("errno", errno_name(write_error))
-                .string("error", describe_errno(Operation::kExportRemove, write_error))
+                .string("export", failure.name)
+                .string("errno", errno_name(failure.error))
+                .string("error", failure.message)
                 .end_object();
         json.end_array().end_object();
         print_json(context, json);
@@ -282,7 +319,12 @@ int session_disconnect(Context& context, const Args& args)
         !context.sysfs.is_directory(dir))
         return context.fail(what, "no such session", kExitNotFound);
     std::vector<std::string> disconnected;
-    std::vector<std::pair<std::string, int>> failed;
+    struct Failure {
+        std::string path;
+        int error;
+        std::string message;
+    };
+    std::vector<Failure> failed;
     for (const std::string& path : context.sysfs.list(dir + "/paths")) {
         const std::string file = dir + "/paths/" + path + "/disconnect";
         const int write_error = context.sysfs.write(file, "1");
@@ -291,8 +333,9 @@ int session_disconnect(Context& context, const Args& args)
             disconnected.push_back(path);
             continue;
         }
-        context.write_failed(Operation::kServerPathDisconnect, what + " " + path, file, write_error);
-        failed.push_back({path, write_error});
+        failed.push_back(
+            {path, write_error, context.describe_write_error(Operation::kServerPathDisconnect, file, write_error)});
+        context.fail(what + " " + path, failed.back().message, kExitFailed);
     }
     if (context.json()) {
         JsonWriter json;
@@ -300,11 +343,11 @@ int session_disconnect(Context& context, const Args& args)
         for (const std::string& path : disconnected)
             json.string(path);
         json.end_array().begin_array("failed");
-        for (const auto& [path, write_error] : failed)
+        for (const Failure& failure : failed)
             json.begin_object()
-                .string("path", path)
-                .string("errno", errno_name(write_error))
-                .string("error", describe_errno(Operation::kServerPathDisconnect, write_error))
+                .string("path", failure.path)
+                .string("errno", errno_name(failure.error))
+                .string("error", failure.message)
                 .end_object();
         json.end_array().end_object();
         print_json(context, json);
@@ -387,7 +430,7 @@ int server_save(Context& context, const Args& args)
     } else {
         const std::string kept = replacing ? " (the previous file is " + backup + ")" : "";
         fprintf(context.out, "%zu export%s saved to %s%s\n", saved.size(), saved.size() == 1 ? "" : "s",
-                file.c_str(), kept.c_str());
+                printable(file).c_str(), printable(kept).c_str());
     }
     return kExitOk;
 }
@@ -411,7 +454,7 @@ RestoreOutcome restore_one(const Context& context, const ExportsFileEntry& entry
         if (int write_error = write_add(context, entry.canonical)) {
             outcome.result = "failed";
             outcome.error = write_error;
-            outcome.message = describe_errno(Operation::kExportAdd, write_error);
+            outcome.message = context.describe_write_error(Operation::kExportAdd, kExportsAdd, write_error);
         }
         return outcome;
     }
@@ -427,18 +470,20 @@ RestoreOutcome restore_one(const Context& context, const ExportsFileEntry& entry
     if (int remove_error = write_remove(context, entry.name)) {
         outcome.result = "failed";
         outcome.error = remove_error;
-        outcome.message = "cannot remove the current definition: " + describe_errno(Operation::kExportRemove, remove_error);
+        outcome.message = "cannot remove the current definition: " +
+                          context.describe_write_error(Operation::kExportRemove, kExportsRemove, remove_error);
         return outcome;
     }
     if (int add_error = write_add(context, entry.canonical)) {
         outcome.result = "failed";
         outcome.error = add_error;
         outcome.message = "removed, but the file's definition was refused: " +
-                          describe_errno(Operation::kExportAdd, add_error);
+                          context.describe_write_error(Operation::kExportAdd, kExportsAdd, add_error);
         // Not left without the export: the previous definition goes back.
         if (int back_error = write_add(context, current.definition))
             outcome.message += "; adding the previous definition back failed too: " +
-                               describe_errno(Operation::kExportAdd, back_error) + " (the export is gone)";
+                               context.describe_write_error(Operation::kExportAdd, kExportsAdd, back_error) +
+                               " (the export is gone)";
         else
             outcome.message += "; the previous definition is back";
     }
@@ -451,17 +496,20 @@ int server_restore(Context& context, const Args& args)
 {
     Arguments parsed;
     int code = 0;
-    if (!parse_words(context, "server restore", args, 0, "server restore [--file FILE] [--check] [--replace]", parsed,
-                     code, {{"file", true, false}, {"check", false, false}, {"replace", false, false}}))
+    if (!parse_words(context, "server restore", args, 0,
+                     "server restore [--file FILE] [--check | --dry-run] [--replace]", parsed, code,
+                     {{"file", true, false}, {"check", false, false}, {"dry-run", false, false}, {"replace", false, false}}))
         return code;
     if (parsed.has("check") && parsed.has("replace"))
         return context.usage("server restore", "--check changes nothing; give it without --replace");
+    if (parsed.has("check") && parsed.has("dry-run"))
+        return context.usage("server restore", "give --check or --dry-run, not both");
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_exports;
     std::string text;
     if (int read_error = read_file(file, text)) {
         // No exports file at the default place: nothing was ever saved.
         if (read_error == ENOENT && !parsed.has("file")) {
-            fprintf(context.err, "rnbdctl: server restore: no %s, nothing to restore\n", file.c_str());
+            fprintf(context.err, "rnbdctl: server restore: no %s, nothing to restore\n", printable(file).c_str());
             text.clear();
         } else {
             return context.fail("server restore " + file, file_error(read_error),
@@ -481,6 +529,11 @@ int server_restore(Context& context, const Args& args)
         if (!entries.empty())
             if (int missing = need_exports(context, "server restore"))
                 return missing;
+        // --dry-run: the same restore with its writes planned, not made
+        // (a definition that differs is still reported, exit 1).
+        std::vector<PlannedWrite> plan;
+        if (parsed.has("dry-run"))
+            context.sysfs.plan_writes(&plan);
         for (const ExportsFileEntry& entry : entries) {
             RestoreOutcome outcome = restore_one(context, entry, parsed.has("replace"));
             if (!outcome.message.empty()) {
@@ -488,6 +541,11 @@ int server_restore(Context& context, const Args& args)
                 any_failed = true;
             }
             outcomes.push_back(outcome);
+        }
+        if (parsed.has("dry-run")) {
+            context.sysfs.plan_writes(nullptr);
+            const int printed = print_planned_writes(context, plan);
+            return any_failed ? kExitFailed : printed;
         }
     }
     if (context.json()) {

@@ -78,6 +78,9 @@ check "the units run /usr/local/sbin/rnbdctl (rnbd-maps, rnbd-exports) and the h
 check "rnbd-maps.service stops after blk-availability.service (LVM/MD on RNBD deactivated before unmap --all)" \
     grep -qE '^Before=.*[[:space:]=]blk-availability\.service([[:space:]]|$)' \
     "$root/usr/local/lib/systemd/system/rnbd-maps.service"
+check "rnbd-maps.service starts after rnbd-exports.service (a client and server maps its own exports once restored)" \
+    grep -qE '^After=.*[[:space:]=]rnbd-exports\.service([[:space:]]|$)' \
+    "$root/usr/local/lib/systemd/system/rnbd-maps.service"
 check "every line of the modprobe.d template is a comment" sh -c "! grep -vE '^(#|$)' '$root/etc/modprobe.d/rnbd.conf'"
 check "DESTDIR: depmod not run (no modules.dep placed)" test ! -e "$root/lib/modules/$kver/modules.dep"
 same_lists() { [ "$(manifest_files)" = "$(tree_files)" ] || { diff <(manifest_files) <(tree_files) | sed 's/^/#   /'; return 1; }; }

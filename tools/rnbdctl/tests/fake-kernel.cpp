@@ -123,6 +123,10 @@ void FakeKernel::load_server()
     mkdir("class/rtrs-server");
 }
 
+// exports/add. Like the write log and the device numbers, the state is in
+// the tree (the export's directory), so that an export added by a child
+// process of rnbdctl is seen by the test and by the next process; the
+// write itself is logged by hook() before it gets here.
 int FakeKernel::define_export(const std::string& line)
 {
     namespace core = rnbd::srv::exports;

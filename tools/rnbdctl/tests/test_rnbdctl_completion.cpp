@@ -121,7 +121,8 @@ TEST(RnbdctlCompletion, CompletesSubcommandsValuesAndNamesFromSysfs)
 {
     EXPECT_EQ(complete({"session"}, ""), (Strings{"list", "set", "show"}));
     EXPECT_EQ(complete({"path"}, ""), (Strings{"add", "disconnect", "list", "reconnect", "remove"}));
-    EXPECT_EQ(complete({"server"}, ""), (Strings{"close", "list", "path"}));
+    EXPECT_EQ(complete({"server"}, ""),
+              (Strings{"close", "export", "list", "path", "restore", "save", "session"}));
     EXPECT_EQ(complete({"list"}, ""), (Strings{"devices", "sessions"}));
     EXPECT_EQ(complete({"-o"}, ""), (Strings{"json", "prometheus", "table"}));
     EXPECT_EQ(complete({"map", "--access-mode"}, ""), (Strings{"migration", "ro", "rw"}));
@@ -137,6 +138,47 @@ TEST(RnbdctlCompletion, CompletesSubcommandsValuesAndNamesFromSysfs)
     EXPECT_EQ(complete({"map", "--session"}, "", kernel.root()), (Strings{"s1"}));
     EXPECT_EQ(complete({"server", "close"}, "", kernel.root()), (Strings{"ram0"}));
     EXPECT_EQ(complete({"server", "close", "ram0"}, "", kernel.root()), (Strings{"s1"}));
+}
+
+// The server's exports and sessions: subcommands, each one's options (the
+// usage's; CompletesEveryOptionOfEachCommandsUsage checks `server --`, all
+// of them), the values of --io-modes and --allow, the exports by the name a
+// client maps (the definition's name=, else the directory's with '!' as
+// '/'), and --session of the server's own sessions.
+TEST(RnbdctlCompletion, CompletesTheServersExportsSessionsAndTheirOptions)
+{
+    EXPECT_EQ(complete({"server", "export"}, ""), (Strings{"add", "list", "remove", "show"}));
+    EXPECT_EQ(complete({"server", "session"}, ""), (Strings{"disconnect"}));
+    EXPECT_EQ(complete({"server", "export", "add", "v", "--io-modes"}, ""),
+              (Strings{"blockio", "blockio,fileio", "fileio"}));
+    EXPECT_EQ(complete({"server", "export", "add", "v", "--allow"}, ""), (Strings{"any", "gid:", "ip:"}));
+    const Strings globals = {"--bytes", "--help", "--output", "--sysfs-root"};
+    auto with_globals = [&](Strings options) {
+        options.insert(options.end(), globals.begin(), globals.end());
+        std::sort(options.begin(), options.end());
+        return options;
+    };
+    EXPECT_EQ(complete({"server", "export", "add", "v", "--allow", "any"}, "--"),
+              with_globals({"--allow", "--dry-run", "--io-modes", "--path", "--read-only", "--session"}));
+    EXPECT_EQ(complete({"server", "export", "remove"}, "--"), with_globals({"--all", "--dry-run"}));
+    EXPECT_EQ(complete({"server", "save"}, "--"), with_globals({"--file", "--force"}));
+    EXPECT_EQ(complete({"server", "restore", "--file", "f"}, "--"),
+              with_globals({"--check", "--dry-run", "--file", "--replace"}));
+    EXPECT_EQ(complete({"server", "restore", "--file", "f"}, "--r"), (Strings{"--replace"}));
+
+    FakeKernel kernel;
+    kernel.load_client();
+    kernel.load_server();
+    kernel.map("sessname=c1 path=ip:192.0.2.1 device_path=/dev/ram9");  // a client session
+    ASSERT_EQ(kernel.define_export("name=vol0 path=/dev/ram0 allow=any"), 0);
+    ASSERT_EQ(kernel.define_export("name=db/ro path=/dev/ram1 allow=any access=ro"), 0);
+    kernel.mkdir("class/rnbd-server/ctl/exports/web!img");  // no definition: the directory's name
+    kernel.add_export("ram0", "s1", "vol0", "ip:192.0.2.5");  // a server session
+    EXPECT_EQ(complete({"server", "export", "show"}, "", kernel.root()), (Strings{"db/ro", "vol0", "web/img"}));
+    EXPECT_EQ(complete({"server", "export", "remove"}, "d", kernel.root()), (Strings{"db/ro"}));
+    EXPECT_EQ(complete({"server", "session", "disconnect"}, "", kernel.root()), (Strings{"s1"}));
+    EXPECT_EQ(complete({"server", "export", "add", "v", "--session"}, "", kernel.root()), (Strings{"s1"}));
+    EXPECT_EQ(complete({"map", "--session"}, "", kernel.root()), (Strings{"c1"}));
 }
 
 // A name from sysfs is text, not shell: offered quoted, and nothing in it

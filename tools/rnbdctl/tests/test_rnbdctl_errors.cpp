@@ -580,6 +580,45 @@ TEST(RnbdctlErrors, NotRootIsToldToRunAsRootRatherThanThatTheServerRefuses)
     }
 }
 
+// The server's writes as well: exports/add (server export add, server
+// restore), exports/remove (server export remove, in JSON too) and a server
+// session's paths (server session disconnect).
+TEST(RnbdctlErrors, NotRootIsToldToRunAsRootForTheServersWritesToo)
+{
+    Tree tree;
+    FakeKernel& kernel = tree.kernel;
+    ASSERT_EQ(kernel.define_export("name=vol0 path=/dev/ram0 allow=any"), 0);
+    kernel.file("exports", "name=vol1 path=/dev/ram1 allow=any\n");
+    const std::string root = kernel.root();
+    const std::string as_root = ": Permission denied (EACCES): cannot write ";
+    const std::string exports = root + "/class/rnbd-server/ctl/exports/";
+    RunResult r =
+        run_unprivileged(kernel, {"server", "export", "add", "vol1", "--path", "/dev/ram1", "--allow", "any"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: server export add vol1" + as_root + exports + "add: rnbdctl must run as root\n");
+    EXPECT_EQ(r.out, "");
+    r = run_unprivileged(kernel, {"server", "restore", "--file", root + "/exports"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: server restore vol1" + as_root + exports + "add: rnbdctl must run as root\n");
+    r = run_unprivileged(kernel, {"server", "export", "remove", "vol0"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: server export remove vol0" + as_root + exports + "remove: rnbdctl must run as root\n");
+    r = run_unprivileged(kernel, {"-o", "json", "server", "export", "remove", "--all"});
+    EXPECT_EQ(r.code, kExitFailed);
+    JsonValue doc;
+    std::string error;
+    ASSERT_TRUE(parse_json(r.out, doc, error)) << error << "\n" << r.out;
+    EXPECT_EQ(doc.text("failed.0.error"),
+              "Permission denied (EACCES): cannot write " + exports + "remove: rnbdctl must run as root");
+    const std::string path = "ip:192.0.2.5@ip:192.0.2.1";
+    r = run_unprivileged(kernel, {"server", "session", "disconnect", "s1"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err, "rnbdctl: server session disconnect s1 " + path + as_root + root + "/class/rtrs-server/s1/paths/" +
+                         path + "/disconnect: rnbdctl must run as root\n");
+    EXPECT_FALSE(kernel.exists("class/rnbd-server/ctl/exports/vol1"));
+    EXPECT_TRUE(kernel.exists("class/rnbd-server/ctl/exports/vol0/definition"));
+}
+
 // --- successes the other files leave out ------------------------------------------------------
 
 TEST(RnbdctlErrors, VersionHelpAndTheOutputEqualsForm)

@@ -127,16 +127,18 @@ TEST(RnbdctlOptions, EachCommandHasItsOwnHelp)
                          again + "server close EXPORT SESSION      force-close a session's mapping of an export\n" +
                          again + "server path disconnect S PATH    close a server-side path\n" + again +
                          "server export add NAME --path P --allow RULE [--allow RULE ...] [--read-only]\n" + more +
-                         "      [--io-modes blockio|fileio|blockio,fileio] [--session S]\n" + more + col +
+                         "      [--io-modes blockio|fileio|blockio,fileio] [--session S] [--dry-run]\n" + more + col +
                          "define an export (RULE: any, ip:ADDR[/BITS], gid:GID[/BITS])\n" + again +
-                         "server export remove NAME | --all   remove an export (closes its mappings)\n" + again +
+                         "server export remove [--dry-run] NAME | --all\n" + more + col +
+                         "remove an export (closes its mappings)\n" + again +
                          "server export list | show NAME   the exports, with the sessions mapping them\n" + again +
                          "server session disconnect S      close every path of a server session\n" + again +
                          "server save [--file F] [--force] write the exports' definitions (default /etc/rnbd/exports),\n" +
                          more + col + "keeping the old file as F~; --force empties it when none is defined\n" + again +
-                         "server restore [--file F] [--check] [--replace]\n" + more + col +
+                         "server restore [--file F] [--check | --dry-run] [--replace]\n" + more + col +
                          "define the exports the file lists (--check: only check it;\n" + more + col +
-                         "--replace: redefine those defined differently)\n");
+                         "--replace: redefine those defined differently; --dry-run,\n" + more + col +
+                         "as for export add/remove: print the writes, make none)\n");
     r = kernel.run({"save", "--help"});
     EXPECT_EQ(r.out.rfind(prefix + "save [--file F] [--force] ", 0), 0u) << r.out;
     // After an option's value, --help is in an option position again.

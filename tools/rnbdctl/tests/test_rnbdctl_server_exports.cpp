@@ -618,7 +618,7 @@ std::vector<ErrorCase> usage_cases()
         {"server_save_file_without_value", {"server", "save", "--file"}, "rnbdctl: server save: --file needs a value"},
         {"server_restore_unknown_option", {"server", "restore", "--frob"}, "rnbdctl: server restore: unknown option --frob"},
         {"server_restore_argument", {"server", "restore", "somewhere"},
-         "rnbdctl: server restore: server restore [--file FILE] [--check] [--replace]"},
+         "rnbdctl: server restore: server restore [--file FILE] [--check | --dry-run] [--replace]"},
         {"server_restore_check_and_replace", {"server", "restore", "--check", "--replace"},
          "rnbdctl: server restore: --check changes nothing; give it without --replace"},
         {"server_restore_check_with_value", {"server", "restore", "--check=yes"},
@@ -797,6 +797,126 @@ TEST(RnbdctlExports, TheProgramChecksADefinitionWithTheModulesParser)
     EXPECT_EQ(read_text(out),
               "rnbdctl: server export add: exports/add: allow: the address has bits set beyond its prefix length: "
               "'ip:192.0.2.1/24'\nTry 'rnbdctl --help'.\n");
+}
+
+// --- on main's issue 27 work: untrusted names, --dry-run ------------------------------------------
+
+// An export's names and values come from sysfs, and a mapping's session is
+// named by the client: tables, show and messages print them through
+// printable() (\xNN), JSON stays valid UTF-8 (json-parse refuses anything
+// else), as the other lists do (test_rnbdctl_untrusted_text.cpp).
+TEST(RnbdctlExports, NamesFromSysfsAreShownEscapedAndJsonStaysValid)
+{
+    Server server;
+    FakeKernel& kernel = server.kernel;
+    const std::string hostile = "evil\x1b[2J\n\xff";
+    const std::string shown = "evil\\x1b[2J\\x0a\\xff";
+    const std::string in_json = "evil\x1b[2J\n\xef\xbf\xbd";
+    const std::string dir = kExports + hostile;
+    kernel.file(dir + "/definition", "name=" + hostile + " path=/dev/" + hostile + " allow=any\n");
+    kernel.file(dir + "/path", "/dev/" + hostile + "\n");
+    kernel.file(dir + "/access_mode", "rw\n");
+    kernel.file(dir + "/io_modes", "blockio\n");
+    kernel.file(dir + "/allow", "any\n");
+    kernel.file(dir + "/session", hostile + "\n");
+    kernel.add_export("ram5", hostile, hostile, "ip:192.0.2.9");
+    auto safe = [](const std::string& text) {
+        return text.find('\x1b') == std::string::npos && text.find('\xff') == std::string::npos;
+    };
+    RunResult r = kernel.run({"server", "export", "list"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(safe(r.out)) << r.out;
+    EXPECT_NE(r.out.find(shown + "  /dev/" + shown + "  rw"), std::string::npos) << r.out;
+    r = kernel.run({"server", "export", "show", hostile});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(safe(r.out)) << r.out;
+    for (const std::string& line : Strings{"export:      " + shown + "\n", "path:        /dev/" + shown + "\n",
+                                           "session:     " + shown + "\n", "mappings:    1\n"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
+    EXPECT_NE(r.out.find(shown + "  ram5"), std::string::npos) << r.out;  // the mapping's session
+    r = kernel.run({"-o", "json", "server", "export", "list"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    JsonValue doc = json_of(r);
+    EXPECT_EQ(doc.text("exports.1.name"), in_json) << r.out;
+    EXPECT_EQ(doc.text("exports.1.session"), in_json);
+    EXPECT_EQ(doc.text("exports.1.mappings.0.session"), in_json);
+    r = kernel.run({"server", "export", "remove", "x\x1b]0;owned\x07"});
+    EXPECT_EQ(r.code, kExitNotFound);
+    EXPECT_EQ(r.err, "rnbdctl: server export remove x\\x1b]0;owned\\x07: no such export\n");
+    EXPECT_EQ(kernel.writes(), Writes{});
+}
+
+// --dry-run of export add and remove and of server restore, as map's,
+// unmap's and restore's (test_rnbdctl_dry_run.cpp): every check of the
+// real command with its exit code, then the writes printed instead of made.
+TEST(RnbdctlExports, DryRunPrintsTheWritesAndWritesNothing)
+{
+    Server server;
+    FakeKernel& kernel = server.kernel;
+    auto would = [&](const std::string& relative, const std::string& text) {
+        return "would write to " + kernel.full(relative) + ": " + text + "\n";
+    };
+    const std::string web = "name=web path=/dev/ram3 allow=any access=rw io_modes=blockio,fileio";
+    RunResult r = kernel.run({"server", "export", "add", "web", "--path", "/dev/ram3", "--allow", "any", "--dry-run"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, would(kAdd, web));
+    EXPECT_EQ(r.err, "");
+    EXPECT_FALSE(kernel.exists(kExports + "web"));
+    r = kernel.run(
+        {"server", "export", "add", "web", "--path", "/dev/ram3", "--allow", "ip:192.0.2.1/24", "--dry-run"});
+    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.out, "");
+    r = kernel.run({"server", "export", "add", "vol0", "--path", "/dev/ram3", "--allow", "any", "--dry-run"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.err,
+              "rnbdctl: server export add vol0: an export of this name exists (the kernel would refuse it: EEXIST)\n");
+    EXPECT_EQ(r.out, "");
+
+    r = kernel.run({"server", "export", "remove", "--dry-run", "db/ro"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, would(kRemove, "db/ro"));
+    r = kernel.run({"server", "export", "remove", "--dry-run", "nosuch"});
+    EXPECT_EQ(r.code, kExitNotFound);
+    r = kernel.run({"-o", "json", "server", "export", "remove", "--all", "--dry-run"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    JsonValue doc = json_of(r);
+    EXPECT_EQ(doc.keys(), (Strings{"version", "dry_run", "writes"}));
+    EXPECT_EQ(doc.differences({
+                  {"dry_run", "true"},
+                  {"writes", "<array of 2>"},
+                  {"writes.0.file", kernel.full(kRemove)},
+                  {"writes.0.text", "db/ro"},
+                  {"writes.1.text", "vol0"},
+              }),
+              Strings{});
+
+    // restore: what is missing is added, what is there left alone; a
+    // different definition is reported as the real restore reports it
+    // (exit 1), or with --replace removed and added.
+    server.write_file(std::string(kVol0) + "\nname=web path=/dev/ram3 allow=any\n");
+    r = kernel.run({"server", "restore", "--file", server.file, "--dry-run"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, would(kAdd, web));
+    server.write_file("name=vol0 path=/dev/ram0 allow=any\n");
+    r = kernel.run({"server", "restore", "--file", server.file, "--dry-run"});
+    EXPECT_EQ(r.code, kExitFailed);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.rfind("rnbdctl: server restore vol0: defined differently (" + std::string(kVol0) + ")", 0), 0u)
+        << r.err;
+    r = kernel.run({"server", "restore", "--file", server.file, "--replace", "--dry-run"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, would(kRemove, "vol0") +
+                         would(kAdd, "name=vol0 path=/dev/ram0 allow=any access=rw io_modes=blockio,fileio"));
+    r = kernel.run({"server", "restore", "--file", server.file, "--check", "--dry-run"});
+    EXPECT_EQ(r.code, kExitUsage);
+    EXPECT_EQ(r.err, "rnbdctl: server restore: give --check or --dry-run, not both\nTry 'rnbdctl --help'.\n");
+
+    EXPECT_EQ(kernel.writes(), Writes{});
+    EXPECT_EQ(kernel.read(kExports + "vol0/definition"), std::string(kVol0) + "\n");
+    FakeKernel bare;
+    r = bare.run({"server", "export", "add", "web", "--path", "/dev/ram3", "--allow", "any", "--dry-run"});
+    EXPECT_EQ(r.code, kExitNotLoaded);
+    EXPECT_EQ(bare.writes(), Writes{});
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 # RNBD/RTRS in C++ — top-level commands. See README.md.
 #
-#   make            build the four modules against KDIR (and gate them)
+#   make            everything `make install` installs: the four modules against KDIR
+#                   (and their gates) and rnbdctl (build/rnbdctl/rnbdctl)
+#   make modules    the four modules alone (what DKMS runs)
+#   make rnbdctl    the admin CLI alone (CPPFLAGS, CXXFLAGS, LDFLAGS are added)
 #   make setup      install what a fresh Debian 12 machine needs (idempotent)
 #   make demo       the main job in a VM, from nothing
 #   make check      every test: host unit tests, fuzzers, build gates, VM selftests
@@ -37,7 +40,10 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt common kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests plant-tests selftest-modules vm-tests kdir-check
+.PHONY: all install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests plant-tests selftest-modules vm-tests kdir-check
+
+# The default goal: what `make install` places (it refuses to run without both).
+all: modules rnbdctl
 
 modules: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -107,7 +113,7 @@ vm:
 PREFIX ?= /usr/local
 INSTALL_KVER = $(or $(KVER),$(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null),$(shell uname -r))
 INSTALL_VARS := DESTDIR PREFIX SBINDIR MANDIR UDEVDIR SYSTEMDUNITDIR PKGLIBDIR DATADIR SYSCONFDIR MODULEDIR \
-	BASHCOMPLETIONDIR INSTALL_MOD_STRIP DKMS_SRCDIR
+	BASHCOMPLETIONDIR INSTALL_MOD_STRIP INSTALL_STRIP STRIP INSTALL_MODULES INSTALL_MANIFEST DKMS_SRCDIR
 INSTALL_ENV = $(foreach v,$(INSTALL_VARS),$(if $(filter-out undefined,$(origin $(v))),$(v)='$($(v))')) \
 	KVER='$(INSTALL_KVER)'
 

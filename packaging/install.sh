@@ -2,7 +2,8 @@
 # make install / make uninstall: places the product on this machine (or
 # under DESTDIR) and takes it away again, exactly. Usage:
 #
-#   packaging/install.sh install      (run from the repo top, after `make`)
+#   packaging/install.sh install      (run from the repo top, after `make`:
+#                                      the modules and rnbdctl must be built)
 #   packaging/install.sh uninstall
 #
 # Environment (the Makefile passes what was given to make):
@@ -22,6 +23,12 @@
 #                    one directory bash-completion always reads, whatever
 #                    XDG_DATA_DIRS says; like SYSCONFDIR, not under PREFIX)
 #   INSTALL_MOD_STRIP=1                    strip debug info from the modules
+#   INSTALL_STRIP=0                        install rnbdctl unstripped (default:
+#                                          stripped; $STRIP, default strip)
+#   INSTALL_MODULES=0                      no modules (and no depmod): a package
+#                                          whose modules come from DKMS
+#   INSTALL_MANIFEST=0                     no manifest (DESTDIR only: a package
+#                                          manager keeps its own list)
 #
 # systemd reads units from /usr/local/lib/systemd/system and udev reads
 # rules from /usr/local/lib/udev/rules.d, so the default PREFIX works as is.
@@ -51,7 +58,12 @@ DATADIR=${DATADIR:-$PREFIX/share/rnbd-cxx}
 SYSCONFDIR=${SYSCONFDIR:-/etc}
 MODULEDIR=${MODULEDIR:-/lib/modules}
 BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-/usr/share/bash-completion/completions}
+INSTALL_STRIP=${INSTALL_STRIP:-1}
+INSTALL_MODULES=${INSTALL_MODULES:-1}
+INSTALL_MANIFEST=${INSTALL_MANIFEST:-1}
+STRIP=${STRIP:-strip}
 manifest=$DATADIR/install-manifest
+RNBDCTL=build/rnbdctl/rnbdctl
 
 MODULES=(rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko)
 UNITS=(rnbd-maps.service rnbd-exports.service rnbd-metrics.service rnbd-metrics.timer)
@@ -83,12 +95,16 @@ make_dirs() {
     done
 }
 
-# place SRC DEST MODE: copies SRC to DEST through a temporary name (a
-# running system never sees half a file).
+# place SRC DEST MODE [strip]: copies SRC to DEST through a temporary name (a
+# running system never sees half a file); with "strip", its symbols go.
 place() {
     local src=$1 dest=$2 mode=$3
     make_dirs "$(dirname "$dest")"
     cp "$src" "$DESTDIR$dest.rnbd-new"
+    if [ "${4:-}" = strip ] && ! $STRIP "$DESTDIR$dest.rnbd-new"; then
+        rm -f "$DESTDIR$dest.rnbd-new"
+        die "$STRIP $src failed"
+    fi
     chmod "$mode" "$DESTDIR$dest.rnbd-new"
     mv -f "$DESTDIR$dest.rnbd-new" "$DESTDIR$dest"
     record "f $dest"
@@ -119,6 +135,7 @@ old_manifest() { [ -f "$DESTDIR$manifest" ] && grep -v '^#' "$DESTDIR$manifest" 
 
 write_manifest() {
     local tmp
+    [ "$INSTALL_MANIFEST" != 0 ] || return 0
     make_dirs "$DATADIR"
     tmp=$DESTDIR$manifest.rnbd-new
     {
@@ -151,27 +168,33 @@ reload_managers() {
 
 do_install() {
     local ko magic name src
-    for ko in "${MODULES[@]}"; do
-        [ -f "$ko" ] || die "$ko is not built: run 'make' (or 'make KDIR=...') first"
-        magic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
-        [ "$magic" = "$KVER" ] ||
-            die "$ko is built for $magic, not $KVER: rebuild with make KDIR=<$KVER's build tree>, or pass KVER=$magic"
-    done
-    # Modules: updates/ wins over the kernel's own rnbd/rtrs modules in depmod's search order.
-    for ko in "${MODULES[@]}"; do
-        name=$(basename "$ko")
-        place "$ko" "$MODULEDIR/$KVER/updates/rnbd-cxx/$name" 0644
-        [ "${INSTALL_MOD_STRIP:-}" = 1 ] && strip --strip-debug "$DESTDIR$MODULEDIR/$KVER/updates/rnbd-cxx/$name"
-    done
-    record "k $KVER"
-
-    # The CLI, its bash completion and its page, when built (make rnbdctl).
-    if [ -x build/rnbdctl/rnbdctl ]; then
-        place build/rnbdctl/rnbdctl "$SBINDIR/rnbdctl" 0755
-        place tools/rnbdctl/rnbdctl.bash-completion "$BASHCOMPLETIONDIR/rnbdctl" 0644
-    else
-        say "rnbdctl not built (make rnbdctl): not installed"
+    # Everything is checked before anything is placed.
+    [ "$INSTALL_MANIFEST" != 0 ] || [ -n "$DESTDIR" ] ||
+        die "INSTALL_MANIFEST=0 is for staging into DESTDIR (a package): without the manifest, uninstall could not remove what install placed"
+    if [ "$INSTALL_MODULES" != 0 ]; then
+        for ko in "${MODULES[@]}"; do
+            [ -f "$ko" ] || die "$ko is not built: run 'make' (or 'make KDIR=...') first"
+            magic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+            [ "$magic" = "$KVER" ] ||
+                die "$ko is built for $magic, not $KVER: rebuild with make KDIR=<$KVER's build tree>, or pass KVER=$magic"
+        done
     fi
+    [ -x "$RNBDCTL" ] || die "$RNBDCTL is not built: run 'make' (it builds the modules and rnbdctl) first"
+
+    # Modules: updates/ wins over the kernel's own rnbd/rtrs modules in depmod's search order.
+    if [ "$INSTALL_MODULES" != 0 ]; then
+        for ko in "${MODULES[@]}"; do
+            name=$(basename "$ko")
+            place "$ko" "$MODULEDIR/$KVER/updates/rnbd-cxx/$name" 0644
+            [ "${INSTALL_MOD_STRIP:-}" = 1 ] && strip --strip-debug "$DESTDIR$MODULEDIR/$KVER/updates/rnbd-cxx/$name"
+        done
+        record "k $KVER"
+    fi
+
+    # The CLI (stripped unless INSTALL_STRIP=0: a package's dh_strip keeps
+    # the symbols apart) and the man pages.
+    place "$RNBDCTL" "$SBINDIR/rnbdctl" 0755 "$([ "$INSTALL_STRIP" = 0 ] || echo strip)"
+    place tools/rnbdctl/rnbdctl.bash-completion "$BASHCOMPLETIONDIR/rnbdctl" 0644
     for src in Documentation/man/*.[1-8]; do
         [ -f "$src" ] || continue
         name=$(basename "$src")
@@ -192,9 +215,13 @@ do_install() {
     config packaging/modprobe.d/rnbd.conf "$SYSCONFDIR/modprobe.d/rnbd.conf"
 
     write_manifest
-    run_depmod "$KVER"
+    [ "$INSTALL_MODULES" = 0 ] || run_depmod "$KVER"
     reload_managers
-    say "installed for kernel $KVER under ${DESTDIR:-/} (manifest $manifest)"
+    if [ "$INSTALL_MODULES" = 0 ]; then
+        say "installed (no modules) under ${DESTDIR:-/}$([ "$INSTALL_MANIFEST" = 0 ] || echo " (manifest $manifest)")"
+    else
+        say "installed for kernel $KVER under ${DESTDIR:-/}$([ "$INSTALL_MANIFEST" = 0 ] || echo " (manifest $manifest)")"
+    fi
 }
 
 do_uninstall() {

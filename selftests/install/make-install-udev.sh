@@ -13,7 +13,7 @@
 #     the disk's rnbd/ existed); the filesystem is intact;
 #   - `make uninstall`: every file of the manifest gone, modprobe no longer
 #     finds the modules, depmod's files no longer name them.
-# Our modules must be built for the running kernel (`make`).
+# Our modules must be built for the running kernel, and rnbdctl (`make`).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rxe.sh"
 require_root
@@ -24,6 +24,7 @@ udevd=$(command -v systemd-udevd || echo /lib/systemd/systemd-udevd)
 [ -x "$udevd" ] || tap_skip_all "no systemd-udevd"
 [ "$(modinfo -F vermagic rnbd/rnbd-client.ko 2>/dev/null | cut -d' ' -f1)" = "$kver" ] ||
     tap_skip_all "rnbd/rnbd-client.ko is not built for $kver (make)"
+[ -x build/rnbdctl/rnbdctl ] || tap_skip_all "build/rnbdctl/rnbdctl is not built (make): make install needs it"
 [ -e /usr/local/share/rnbd-cxx/install-manifest ] && tap_skip_all "already installed on this root"
 tmp=$(mktemp -d /tmp/rnbd-install.XXXXXX)
 manifest=/usr/local/share/rnbd-cxx/install-manifest

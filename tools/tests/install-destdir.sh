@@ -3,11 +3,15 @@
 # `make uninstall`, `make dkms`) into a DESTDIR, never onto this machine:
 #   - install places the four modules under lib/modules/<kver>/updates/,
 #     the udev rules and helper, the systemd units (rnbd-maps, rnbd-exports,
-#     rnbd-metrics), the metrics writer, the man pages, rnbdctl and its bash
-#     completion when built, the modprobe.d template; no @NAME@ is
-#     left unsubstituted; the manifest lists exactly the files placed;
+#     rnbd-metrics), the metrics writer, the man pages, rnbdctl (stripped;
+#     INSTALL_STRIP=0: as built) and its bash completion, the modprobe.d
+#     template; no @NAME@ is left unsubstituted; the manifest lists exactly
+#     the files placed;
 #   - installing again changes nothing; a module built for another kernel
-#     is refused and nothing is placed;
+#     is refused and nothing is placed; so is a tree without rnbdctl;
+#   - a package's staging (INSTALL_MODULES=0 INSTALL_MANIFEST=0): no
+#     module, no manifest, the rest as usual; no manifest without DESTDIR
+#     is refused;
 #   - an administrator's own modprobe.d file is kept and not recorded; an
 #     edited template survives uninstall;
 #   - uninstall leaves nothing (no file, no directory install created);
@@ -16,7 +20,8 @@
 #   - every module parameter is in its man page and in the template;
 #     dkms.conf's version is the modules' MODULE_VERSION; `make dkms` places
 #     a source tree without build products.
-# TAP; exit 1 if any check fails. Needs the modules built (`make`), else SKIP.
+# TAP; exit 1 if any check fails. Needs the modules and rnbdctl built
+# (`make`), else SKIP.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -27,6 +32,7 @@ PATH=$PATH:/usr/sbin:/sbin
 
 modules="rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd-server.ko"
 for ko in $modules; do [ -f "$ko" ] || tap_skip_all "$ko not built (make)"; done
+[ -x build/rnbdctl/rnbdctl ] || tap_skip_all "build/rnbdctl/rnbdctl not built (make)"
 kver=$(modinfo -F vermagic rnbd/rnbd-client.ko | cut -d' ' -f1)
 root=$tmp/root
 inst() { make -s install DESTDIR="$root" KVER="$kver" "$@" > "$tmp/out" 2>&1; }
@@ -54,16 +60,15 @@ placed() {
     done
 }
 check "modules under /lib/modules/$kver/updates/rnbd-cxx/, udev rules, units, helpers, man pages, modprobe.d template" placed
-if [ -x build/rnbdctl/rnbdctl ]; then
-    check "rnbdctl in /usr/local/sbin" cmp -s build/rnbdctl/rnbdctl "$root/usr/local/sbin/rnbdctl"
-    check "rnbdctl.8 in man8" test -f "$root/usr/local/share/man/man8/rnbdctl.8"
-    check "rnbdctl's bash completion in /usr/share/bash-completion/completions" \
-        cmp -s tools/rnbdctl/rnbdctl.bash-completion "$root/usr/share/bash-completion/completions/rnbdctl"
-else
-    check "rnbdctl not built: not installed (nor its completion), and install says so" \
-        sh -c "[ ! -e '$root/usr/local/sbin/rnbdctl' ] && [ ! -e '$root/usr/share/bash-completion/completions/rnbdctl' ] &&
-            grep -q 'rnbdctl not built' '$tmp/out'"
-fi
+stripped() {
+    strip -o "$tmp/rnbdctl.stripped" build/rnbdctl/rnbdctl || return 1
+    readelf -S build/rnbdctl/rnbdctl | grep -q '\.symtab' || { diag "the build's rnbdctl has no symbols"; return 1; }
+    cmp -s "$tmp/rnbdctl.stripped" "$root/usr/local/sbin/rnbdctl" && [ -x "$root/usr/local/sbin/rnbdctl" ]
+}
+check "rnbdctl in /usr/local/sbin, stripped (the build's copy keeps its symbols)" stripped
+check "rnbdctl.8 in man8" test -f "$root/usr/local/share/man/man8/rnbdctl.8"
+check "rnbdctl's bash completion in /usr/share/bash-completion/completions" \
+    cmp -s tools/rnbdctl/rnbdctl.bash-completion "$root/usr/share/bash-completion/completions/rnbdctl"
 check "no @NAME@ left in the installed text files" sh -c "! grep -rl '@[A-Z]*DIR@' '$root'"
 check "the units run /usr/local/sbin/rnbdctl (rnbd-maps, rnbd-exports) and the helpers from /usr/local/lib" sh -c "
     grep -qx 'ExecStart=/usr/local/sbin/rnbdctl restore' '$root/usr/local/lib/systemd/system/rnbd-maps.service' &&
@@ -96,6 +101,17 @@ check "KVER other than the modules' vermagic: refused, nothing placed" sh -c "
     ! make -s install DESTDIR='$other' KVER=9.9.9-other > '$tmp/out.other' 2>&1 &&
     grep -q 'built for $kver, not 9.9.9-other' '$tmp/out.other' && [ ! -e '$other' ]"
 
+# A tree whose rnbdctl is not built: install fails, says why, places nothing.
+bare=$tmp/bare
+mkdir -p "$bare/rtrs" "$bare/rnbd" "$bare/Documentation"
+cp -a packaging "$bare/" && cp -a Documentation/man "$bare/Documentation/" && cp rtrs/*.ko "$bare/rtrs/" && cp rnbd/*.ko "$bare/rnbd/"
+check "rnbdctl not built: install fails, names it and 'make', places nothing" sh -c "
+    ! DESTDIR='$tmp/bare-root' KVER='$kver' '$bare/packaging/install.sh' install > '$tmp/out.bare' 2>&1 &&
+    grep -q 'build/rnbdctl/rnbdctl is not built: run .make.' '$tmp/out.bare' && [ ! -e '$tmp/bare-root' ]"
+check "INSTALL_MANIFEST=0 without DESTDIR: refused before anything else" sh -c "
+    ! INSTALL_MANIFEST=0 KVER='$kver' '$bare/packaging/install.sh' install > '$tmp/out.bare' 2>&1 &&
+    grep -q 'INSTALL_MANIFEST=0 is for staging into DESTDIR' '$tmp/out.bare'"
+
 # The administrator's edit of the template survives uninstall.
 echo "options rnbd_server port_nr=4321" >> "$root/etc/modprobe.d/rnbd.conf"
 check "make uninstall succeeds" uninst
@@ -127,6 +143,22 @@ prefixed() {
         [ -z "$(find "$root" -mindepth 1)" ]
 }
 check "PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system: placed there, uninstalled completely" prefixed
+
+# A package's staging (debian/rules): no modules, no manifest, rnbdctl unstripped.
+staged() {
+    make -s install DESTDIR="$root" PREFIX=/usr UDEVDIR=/lib/udev SYSTEMDUNITDIR=/lib/systemd/system \
+        INSTALL_MODULES=0 INSTALL_MANIFEST=0 INSTALL_STRIP=0 > "$tmp/out" 2>&1 || { sed 's/^/#   /' "$tmp/out"; return 1; }
+    [ ! -e "$root/lib/modules" ] && [ ! -e "$root/usr/share/rnbd-cxx" ] || { diag "modules or manifest placed"; return 1; }
+    cmp -s build/rnbdctl/rnbdctl "$root/usr/sbin/rnbdctl" || { diag "rnbdctl is not the build's (unstripped) copy"; return 1; }
+    [ -f "$root/lib/udev/rules.d/60-rnbd.rules" ] && [ -x "$root/lib/udev/rnbd_id" ] &&
+        [ -f "$root/lib/systemd/system/rnbd-maps.service" ] && [ -x "$root/usr/lib/rnbd-cxx/rnbd-textfile" ] &&
+        [ -f "$root/etc/modprobe.d/rnbd.conf" ] && [ -f "$root/usr/share/man/man8/rnbdctl.8" ] &&
+        grep -qx 'ExecStart=/usr/sbin/rnbdctl restore' "$root/lib/systemd/system/rnbd-maps.service" &&
+        grep -q 'IMPORT{program}="/lib/udev/rnbd_id %p"' "$root/lib/udev/rules.d/60-rnbd.rules" &&
+        grep -q 'installed (no modules)' "$tmp/out"
+}
+check "INSTALL_MODULES=0 INSTALL_MANIFEST=0 INSTALL_STRIP=0 (a package): no module, no manifest, rnbdctl as built, the rest in Debian's places" staged
+rm -rf "$root"
 
 # The udev helper.
 sysfs=$tmp/sys

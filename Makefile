@@ -55,7 +55,8 @@ selftest-modules: kdir-check
 	tools/check-ko.sh $(OBJTOOL_AT_LINK) $(MODULES) $$(find cxxrt common kernel rtrs rnbd -path "*/tests/kmod/*.ko")
 
 kdir-check:
-	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree: run 'make setup' or pass KDIR=" >&2; exit 1; }
+	@test -n "$(KDIR)" -a -f "$(KDIR)/Makefile" || { echo "No kernel build tree$(if $(KDIR), at KDIR=$(KDIR)): install the kernel's headers" \
+		"(apt-get install linux-headers-$$(uname -r) g++ make), or pass KDIR=<a kernel build tree>" >&2; exit 1; }
 	@tools/kbuild/check-compiler.sh "$(KDIR)"
 
 setup:

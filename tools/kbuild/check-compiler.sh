@@ -10,6 +10,10 @@ want=$(sed -n 's/^CONFIG_GCC_VERSION=//p' "$config")
 major=$((want / 10000))
 cxx=g++-$major
 if ! command -v "$cxx" >/dev/null; then
-    echo "kernel built with gcc $major but $cxx is missing: run 'make setup'" >&2
+    # (also what a DKMS build on a production machine says: name packages)
+    release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h" 2>/dev/null)
+    echo "kernel built with gcc $major but $cxx is missing: the modules are C++, compiled with the kernel's compiler." >&2
+    echo "Building them needs $cxx (Debian: the g++ package), make and the kernel's headers:" >&2
+    echo "  apt-get install g++ $cxx make linux-headers-${release:-\$(uname -r)}" >&2
     exit 1
 fi

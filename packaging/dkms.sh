@@ -4,9 +4,11 @@
 #   dkms install rnbd-cxx/<version>
 # builds the modules for the running kernel (and, through dkms's kernel
 # hook, for each kernel installed later). The tree is the git checkout's
-# files (tracked, plus untracked ones that are not ignored), or without git
-# every file but build products, .git, .cache and build/. A tree already
-# there is replaced (dkms keeps its own copy of what it built).
+# files (tracked, plus untracked ones that are not ignored), or without a
+# checkout of its own every file but build products, .git, .cache and
+# build/; never debian/ (the packaging: debian/rules runs this into its
+# staging there). A tree already there is replaced (dkms keeps its own copy
+# of what it built).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -16,10 +18,12 @@ name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"$/\1/p' dkms.conf)
 dest=${DESTDIR:-}${DKMS_SRCDIR:-/usr/src/$name-$version}
 
 list_files() {
-    if git rev-parse --show-toplevel >/dev/null 2>&1; then
-        git ls-files -z --cached --others --exclude-standard
+    # (git's list only when this tree is the checkout's top, not a copy
+    # inside another checkout, such as make deb's under build/)
+    if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+        git ls-files -z --cached --others --exclude-standard -- . ':(exclude)debian'
     else
-        find . \( -name .git -o -name .cache -o -path ./build -o -path ./generated \) -prune -o -type f \
+        find . \( -name .git -o -name .cache -o -path ./build -o -path ./generated -o -path ./debian \) -prune -o -type f \
             ! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' ! -name '*.cmd' ! -name '*.o.d' \
             ! -name Module.symvers ! -name modules.order -print0 | sed -z 's,^\./,,'
     fi

@@ -18,6 +18,7 @@
 #                   (DESTDIR, PREFIX)
 #   make uninstall  removes exactly what install placed (its manifest), depmod
 #   make dkms       the source tree under /usr/src/rnbd-cxx-<version>/ for `dkms install`
+#   make deb        the Debian packages (debian/: rnbd-cxx-dkms, rnbdctl) into build/deb/
 #   make clean
 
 TOP := $(CURDIR)
@@ -40,7 +41,7 @@ MODULES := rtrs/rtrs-client.ko rtrs/rtrs-server.ko rnbd/rnbd-client.ko rnbd/rnbd
 # C++ objects that go into modules (each must carry objtool's sections).
 CXX_OBJECTS = $(patsubst %.cpp,%.o,$(shell find cxxrt common kernel rtrs rnbd -name '*.cpp' -not -path '*/tests/host/*' -not -path '*/tests/fuzz/*'))
 
-.PHONY: all install uninstall dkms debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests plant-tests selftest-modules vm-tests kdir-check
+.PHONY: all install uninstall dkms deb debug-lane modules setup demo check check-install bench churn vm clean host-tests fuzz gate-tests plant-tests selftest-modules vm-tests kdir-check
 
 # The default goal: what `make install` places (it refuses to run without both).
 all: modules rnbdctl
@@ -126,6 +127,11 @@ uninstall:
 
 dkms:
 	$(INSTALL_ENV) packaging/dkms.sh
+
+# dpkg-buildpackage -b in a copy of the tree (packaging/build-deb.sh).
+DEB_OUT ?= build/deb
+deb:
+	packaging/build-deb.sh $(DEB_OUT)
 
 clean:
 	-$(MAKE) $(KBUILD_ARGS) CXXRT_SELFTEST=1 clean 2>/dev/null

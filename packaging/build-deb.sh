@@ -44,7 +44,7 @@ work=$out/work
 src=$work/$name-$version
 rm -rf "$work"
 mkdir -p "$work"
-DESTDIR= DKMS_SRCDIR=$src packaging/dkms.sh > /dev/null
+DESTDIR='' DKMS_SRCDIR=$src packaging/dkms.sh > /dev/null
 debian_files | while IFS= read -r -d '' f; do
     mkdir -p "$src/$(dirname "$f")"
     cp -p "$f" "$src/$f"

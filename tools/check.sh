@@ -209,12 +209,13 @@ record "VM selftests" "$p" "$f" "$s"
 summary[-1]+=" (its own: ${main_vm_seconds}s, beside steps 3-6)"
 
 # The installed product (make install, udev names, the unit's save/restore,
-# make uninstall; DKMS): selftests/install/{make-install-udev,dkms}.sh take
-# about 5 and 14 minutes under TCG (depmod and dkms are slow there), more
+# make uninstall; DKMS; the Debian packages): selftests/install/
+# {make-install-udev,dkms,deb}.sh take about 5, 14 and a few minutes under
+# TCG (depmod, dkms and dpkg are slow there), more
 # than CI's 60-minute budget leaves; `make check-install` runs them
 # (tools/check-install.sh), CHECK_INSTALL=1 adds them here.
 if [ "${CHECK_INSTALL:-0}" = 1 ]; then
-    stage "VM install: make install, modprobe, udev names, save/restore, make uninstall; DKMS"
+    stage "VM install: make install, modprobe, udev names, save/restore, make uninstall; DKMS; Debian packages"
     read -r p f < <(tools/check-install.sh "$out" | tail -1 | awk '{ print $1, $3 }')
     record "VM install + DKMS" "$p" "$f"
 else

@@ -6,7 +6,10 @@
 #    rdma-core, fio, e2fsprogs, clang's libFuzzer runtime, dkms (the VM, whose
 #    root is this machine's, runs `dkms install` in selftests/install/), fdisk
 #    (sfdisk partitions a mapped device there), python3-prometheus-client
-#    (rnbdctl's host tests parse its Prometheus text with the reference parser);
+#    (rnbdctl's host tests parse its Prometheus text with the reference parser),
+#    debhelper and dh-dkms (`make
+#    deb`), linux-headers-amd64 (the DKMS package's dependency, for
+#    selftests/install/deb.sh's apt-get install in the VM);
 #  - Debian's 6.1 kernel image, unpacked (never installed) under .cache/kernel/;
 #  - Debian's linux-source-6.1 RNBD/RTRS folders under .cache/linux-source/
 #    (the interop peer and benchmark anchor; read for wire facts, never copied);
@@ -27,7 +30,7 @@ packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
   linux-source-6.1 linux-source-6.12 gawk dkms fdisk jq python3 udev
-  python3-prometheus-client)
+  python3-prometheus-client dpkg-dev debhelper dh-dkms fakeroot)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.
 # Headers and image must be the same package version, so both are taken from it.
@@ -38,7 +41,7 @@ if [ ! -f "$stamp" ] || [ -n "${SETUP_FORCE:-}" ]; then
 fi
 abi=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-6/{sub("linux-image-","",$2); print $2; exit}')
 [ -n "$abi" ] || { echo "setup: cannot find Debian's linux-image-amd64 ABI (is apt reachable?)" >&2; exit 1; }
-packages+=("linux-headers-$abi")
+packages+=("linux-headers-$abi" linux-headers-amd64)
 # The 6.12 kernel: the release Debian 12's linux-image-6.12-amd64 points at.
 abi612=$(apt-cache depends linux-image-6.12-amd64 2>/dev/null | awk '/Depends: linux-image-6\.12/{sub("linux-image-","",$2); print $2; exit}')
 [ -n "$abi612" ] || { echo "setup: cannot find Debian's linux-image-6.12-amd64 release (is apt reachable?)" >&2; exit 1; }

@@ -197,6 +197,16 @@ if [ "$(id -u)" = 0 ] && command -v dkms >/dev/null; then
         return 0
     }
     check "dkms autoinstall -k 6.99.0-1-amd64 (the kernel hooks' command): exit 0, nothing built" autoinstalled
+    # Whether this dkms still needs dkms.conf's AUTOINSTALL guard: the same
+    # tree without it (3.0.10: exit 11, which fails a kernel package).
+    mkdir -p "$d/unguarded/src" "$d/unguarded/dkms"
+    cp -a "$dk/usr/src/$name-$version" "$d/unguarded/src/"
+    sed -i '/^if \[\[ -n \${_ka/,/^fi$/d' "$d/unguarded/src/$name-$version/dkms.conf"
+    (cd "$tmp" && dkms add "$name/$version" --dkmstree "$d/unguarded/dkms" --sourcetree "$d/unguarded/src" --installtree "$d/install" &&
+        dkms autoinstall -k 6.99.0-1-amd64 --dkmstree "$d/unguarded/dkms" --sourcetree "$d/unguarded/src" --installtree "$d/install") \
+        > "$tmp/unguarded.out" 2>&1
+    rc=$?
+    diag "without dkms.conf's AUTOINSTALL guard, this dkms ($(dkms --version 2>/dev/null)) autoinstall -k 6.99.0-1-amd64 exits $rc"
     if [ "${DKMS_BUILD:-0}" = 1 ]; then
         abi=$(cat .cache/kernel.abi 2>/dev/null)
         built() {

@@ -207,11 +207,13 @@ if [ "$(id -u)" = 0 ] && command -v dkms >/dev/null; then
         > "$tmp/unguarded.out" 2>&1
     rc=$?
     diag "without dkms.conf's AUTOINSTALL guard, this dkms ($(dkms --version 2>/dev/null)) autoinstall -k 6.99.0-1-amd64 exits $rc"
-    if [ "${DKMS_BUILD:-0}" = 1 ]; then
-        abi=$(cat .cache/kernel.abi 2>/dev/null)
+    abi=$(cat .cache/kernel.abi 2>/dev/null)
+    if [ "${DKMS_BUILD:-0}" = 1 ] && [ ! -f "/usr/src/linux-headers-$abi/Makefile" ]; then
+        skip "DKMS_BUILD=1: dkms build of the package's tree" "no /usr/src/linux-headers-$abi (.cache/kernel.abi: tools/setup.sh)"
+    elif [ "${DKMS_BUILD:-0}" = 1 ]; then
         built() {
             local start=$SECONDS rc m
-            (cd "$tmp" && nice dkms build "$name/$version" -k "$abi" --kernelsourcedir "/usr/src/linux-headers-$abi" \
+            (cd "$tmp" && nice dkms build -j 1 "$name/$version" -k "$abi" --kernelsourcedir "/usr/src/linux-headers-$abi" \
                 "${dk_args[@]}") > "$tmp/build61.out" 2>&1; rc=$?
             diag "dkms build for $abi took $((SECONDS - start)) s"
             [ $rc = 0 ] || { tail -20 "$tmp/build61.out" | sed 's/^/#   /'; return 1; }

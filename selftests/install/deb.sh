@@ -142,16 +142,18 @@ check "modprobe -r rnbd_client rnbd_server unloads all four" sh -c '
 check "rnbdctl --version runs (/usr/sbin/rnbdctl)" sh -c "/usr/sbin/rnbdctl --version | grep -q '^rnbdctl $version '"
 in_place() {
     local f
-    for f in /lib/systemd/system/rnbd-maps.service /lib/systemd/system/rnbd-metrics.service \
-        /lib/systemd/system/rnbd-metrics.timer /lib/udev/rules.d/60-rnbd.rules /etc/modprobe.d/rnbd.conf; do
+    for f in /lib/systemd/system/rnbd-maps.service /lib/systemd/system/rnbd-exports.service \
+        /lib/systemd/system/rnbd-metrics.service /lib/systemd/system/rnbd-metrics.timer \
+        /lib/udev/rules.d/60-rnbd.rules /etc/modprobe.d/rnbd.conf /usr/share/bash-completion/completions/rnbdctl; do
         [ -f "$f" ] || { diag "missing $f"; return 1; }
     done
     [ -x /lib/udev/rnbd_id ] && [ -x /usr/lib/rnbd-cxx/rnbd-textfile ] || { diag "helpers missing"; return 1; }
     grep -qx 'ExecStart=/usr/sbin/rnbdctl restore' /lib/systemd/system/rnbd-maps.service &&
         grep -qx 'ExecStop=/usr/sbin/rnbdctl unmap --all' /lib/systemd/system/rnbd-maps.service &&
+        grep -qx 'ExecStart=/usr/sbin/rnbdctl server restore' /lib/systemd/system/rnbd-exports.service &&
         grep -q 'IMPORT{program}="/lib/udev/rnbd_id %p"' /lib/udev/rules.d/60-rnbd.rules
 }
-check "units, udev rules + rnbd_id, rnbd-textfile, modprobe.d template in place, naming /usr/sbin/rnbdctl and /lib/udev/rnbd_id" in_place
+check "units (rnbd-maps, rnbd-exports, rnbd-metrics), udev rules + rnbd_id, rnbd-textfile, modprobe.d template, bash completion in place, naming /usr/sbin/rnbdctl and /lib/udev/rnbd_id" in_place
 check "the man pages: man -w rnbdctl and rnbd-client(4)" sh -c "
     man -w rnbdctl | grep -q '/usr/share/man/man8/rnbdctl.8' && man -w 4 rnbd-client | grep -q '/usr/share/man/man4/rnbd-client.4'"
 check "/etc/modprobe.d/rnbd.conf is rnbdctl's conffile" sh -c "dpkg-query -W -f '\${Conffiles}' rnbdctl | grep -q '/etc/modprobe.d/rnbd.conf'"
@@ -159,7 +161,7 @@ check "no unit enabled by the installation" sh -c "! ls /etc/systemd/system/*.wa
 if command -v systemd-analyze > /dev/null; then
     verified() {
         SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no /lib/systemd/system/rnbd-maps.service \
-            /lib/systemd/system/rnbd-metrics.service /lib/systemd/system/rnbd-metrics.timer > "$tmp/verify" 2>&1 ||
+            /lib/systemd/system/rnbd-exports.service /lib/systemd/system/rnbd-metrics.service /lib/systemd/system/rnbd-metrics.timer > "$tmp/verify" 2>&1 ||
             { sed 's/^/#   /' "$tmp/verify"; return 1; }
         ! grep -v -e 'rdma-hw.target' -e 'rdma-load-modules' "$tmp/verify" | grep -q . || { sed 's/^/#   /' "$tmp/verify"; return 1; }
     }

@@ -10,12 +10,12 @@
 #     debian/, no build product); its postinst/prerm are dh_dkms's for
 #     rnbd-cxx/<version>;
 #   - rnbdctl: exactly rnbdctl, the units, the udev rules and helper, the
-#     metrics writer, the man pages and the modprobe.d template in Debian
+#     metrics writer, the man pages, the bash completion and the modprobe.d template in Debian
 #     12's places, with those paths substituted; /etc/modprobe.d/rnbd.conf
 #     its only conffile; no manifest, no module; rnbdctl stripped and built
 #     with dpkg-buildflags' hardening (PIE, BIND_NOW, fortified calls),
 #     its symbols in rnbdctl-dbgsym; the maintainer scripts parse, and
-#     none starts, stops or restarts rnbd-maps.service;
+#     none starts, stops or restarts rnbd-maps.service or rnbd-exports.service;
 #   - dkms.conf's kernels: BUILD_EXCLUSIVE_KERNEL takes Debian 12's 6.1 and
 #     6.12 releases only, and AUTOINSTALL is off for an autoinstall of
 #     another kernel; as root with dkms, in a private DKMS tree of the
@@ -89,7 +89,8 @@ check "dh_dkms's postinst (common.postinst $name $version) and prerm (dkms remov
 
 # ---- rnbdctl ----
 expected_files() {
-    printf '%s\n' ./etc/modprobe.d/rnbd.conf ./lib/systemd/system/rnbd-maps.service ./lib/systemd/system/rnbd-metrics.service \
+    printf '%s\n' ./etc/modprobe.d/rnbd.conf ./lib/systemd/system/rnbd-maps.service ./lib/systemd/system/rnbd-exports.service \
+        ./lib/systemd/system/rnbd-metrics.service ./usr/share/bash-completion/completions/rnbdctl \
         ./lib/systemd/system/rnbd-metrics.timer ./lib/udev/rnbd_id ./lib/udev/rules.d/60-rnbd.rules \
         ./usr/lib/rnbd-cxx/rnbd-textfile ./usr/sbin/rnbdctl ./usr/share/doc/rnbdctl/changelog.gz ./usr/share/doc/rnbdctl/copyright
     for f in Documentation/man/*.[1-8]; do n=$(basename "$f"); echo "./usr/share/man/man${n##*.}/$n.gz"; done
@@ -107,17 +108,24 @@ check "rnbdctl depends on libc6 and libstdc++6 (shlibs) and kmod" \
 check "the units, rules and writer name /usr/sbin/rnbdctl, /lib/udev/rnbd_id, /usr/lib/rnbd-cxx; no @NAME@ left" sh -c "
     grep -qx 'ExecStart=/usr/sbin/rnbdctl restore' '$ct/lib/systemd/system/rnbd-maps.service' &&
     grep -qx 'ExecStop=/usr/sbin/rnbdctl unmap --all' '$ct/lib/systemd/system/rnbd-maps.service' &&
+    grep -qx 'ExecStart=/usr/sbin/rnbdctl server restore' '$ct/lib/systemd/system/rnbd-exports.service' &&
+    grep -qx 'ExecStop=/usr/sbin/rnbdctl server export remove --all' '$ct/lib/systemd/system/rnbd-exports.service' &&
     grep -q '^ExecStart=/usr/lib/rnbd-cxx/rnbd-textfile ' '$ct/lib/systemd/system/rnbd-metrics.service' &&
     grep -q 'IMPORT{program}=\"/lib/udev/rnbd_id %p\"' '$ct/lib/udev/rules.d/60-rnbd.rules' &&
     grep -q 'rnbdctl=\${RNBDCTL:-/usr/sbin/rnbdctl}' '$ct/usr/lib/rnbd-cxx/rnbd-textfile' && ! grep -rl '@[A-Z]*DIR@' '$ct'"
 hardened() {
     local bin=$ct/usr/sbin/rnbdctl
-    readelf -S "$bin" | grep -q '\.symtab' && { diag "rnbdctl is not stripped"; return 1; }
-    readelf -h "$bin" | grep -q 'Type: *DYN' || { diag "rnbdctl is not PIE"; return 1; }
-    readelf -d "$bin" | grep -q 'BIND_NOW' || { diag "no BIND_NOW (LDFLAGS -z now)"; return 1; }
-    readelf -lW "$bin" | grep -q GNU_RELRO || { diag "no RELRO"; return 1; }
-    nm -D "$bin" | grep -qE ' U __[a-z]+_chk@' || { diag "no fortified call (CPPFLAGS -D_FORTIFY_SOURCE)"; return 1; }
-    nm -D "$bin" | grep -q ' U __stack_chk_fail@' || { diag "no stack protector (CXXFLAGS)"; return 1; }
+    # Each tool's whole output first: with pipefail, `tool | grep -q` fails
+    # when grep stops reading early and the tool dies of SIGPIPE.
+    local sections header dynamic segments symbols
+    sections=$(readelf -S "$bin") && header=$(readelf -h "$bin") && dynamic=$(readelf -d "$bin") &&
+        segments=$(readelf -lW "$bin") && symbols=$(nm -D "$bin") || { diag "readelf/nm failed on $bin"; return 1; }
+    grep -q '\.symtab' <<< "$sections" && { diag "rnbdctl is not stripped"; return 1; }
+    grep -q 'Type: *DYN' <<< "$header" || { diag "rnbdctl is not PIE"; return 1; }
+    grep -q 'BIND_NOW' <<< "$dynamic" || { diag "no BIND_NOW (LDFLAGS -z now)"; return 1; }
+    grep -q GNU_RELRO <<< "$segments" || { diag "no RELRO"; return 1; }
+    grep -qE ' U __[a-z]+_chk@' <<< "$symbols" || { diag "no fortified call (CPPFLAGS -D_FORTIFY_SOURCE)"; return 1; }
+    grep -q ' U __stack_chk_fail@' <<< "$symbols" || { diag "no stack protector (CXXFLAGS)"; return 1; }
 }
 check "rnbdctl is stripped and hardened by dpkg-buildflags (PIE, BIND_NOW, RELRO, fortified calls, stack protector)" hardened
 debug_symbols() {
@@ -139,15 +147,15 @@ check "every maintainer script parses (sh -n)" scripts_parse
 maps_left_alone() {
     local hits u
     # (messages to the administrator aside)
-    hits=$(cat "$ct.control"/p* | grep -vE '^[[:space:]]*(echo|")' | grep -E "deb-systemd-invoke[^#]*rnbd-maps|systemctl +[^#]*(start|stop|restart|reload)[^#]*rnbd-maps")
+    hits=$(cat "$ct.control"/p* | grep -vE '^[[:space:]]*(echo|")' | grep -E "deb-systemd-invoke[^#]*rnbd-(maps|exports)|systemctl +[^#]*(start|stop|restart|reload)[^#]*rnbd-(maps|exports)")
     [ -z "$hits" ] || { printf '%s\n' "$hits" | sed 's/^/#   /'; return 1; }
     # dh_installsystemd --no-enable: enable only what was enabled before
-    for u in rnbd-maps.service rnbd-metrics.timer; do
+    for u in rnbd-maps.service rnbd-exports.service rnbd-metrics.timer; do
         grep -q "deb-systemd-helper debian-installed '$u'" "$ct.control/postinst" || { diag "$u: not --no-enable's snippet"; return 1; }
     done
     ! grep -q 'was-enabled defaults to true' "$ct.control/postinst"
 }
-check "rnbdctl's scripts never start, stop or restart rnbd-maps.service, and enable no unit on installation" maps_left_alone
+check "rnbdctl's scripts never start, stop or restart rnbd-maps.service or rnbd-exports.service, and enable no unit on installation" maps_left_alone
 check "the metrics units are stopped on removal; udev rules reloaded on configure and removal" sh -c "
     grep -q \"deb-systemd-invoke stop 'rnbd-metrics.service' 'rnbd-metrics.timer'\" '$ct.control/prerm' &&
     grep -q 'udevadm control --reload' '$ct.control/postinst' && grep -q 'udevadm control --reload' '$ct.control/postrm'"

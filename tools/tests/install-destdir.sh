@@ -62,7 +62,8 @@ placed() {
 check "modules under /lib/modules/$kver/updates/rnbd-cxx/, udev rules, units, helpers, man pages, modprobe.d template" placed
 stripped() {
     strip -o "$tmp/rnbdctl.stripped" build/rnbdctl/rnbdctl || return 1
-    readelf -S build/rnbdctl/rnbdctl | grep -q '\.symtab' || { diag "the build's rnbdctl has no symbols"; return 1; }
+    local sections; sections=$(readelf -S build/rnbdctl/rnbdctl) || return 1
+    grep -q '\.symtab' <<< "$sections" || { diag "the build's rnbdctl has no symbols"; return 1; }
     cmp -s "$tmp/rnbdctl.stripped" "$root/usr/local/sbin/rnbdctl" && [ -x "$root/usr/local/sbin/rnbdctl" ]
 }
 check "rnbdctl in /usr/local/sbin, stripped (the build's copy keeps its symbols)" stripped

@@ -94,7 +94,6 @@ void ExportTable::stop()
             exported->kobj_.remove();  // children first: a directory's release waits for theirs
             exported->unref();
         }
-        count_ = 0;
     }
     dir_.remove();
     control_group_.reset();
@@ -112,7 +111,7 @@ Export* ExportTable::find(StringView name)
 bool ExportTable::lookup(StringView name, RefPtr<Export>& found)
 {
     MutexGuard guard(lock_);
-    if (count_ == 0 && !rnbd_srv_exports_only())
+    if (exports_.is_empty() && !rnbd_srv_exports_only())
         return false;
     found = RefPtr<Export>(find(name));
     return true;
@@ -177,7 +176,6 @@ Result<void> ExportTable::store_add(sysfs::Input& in)
     }
     created->kobj_.announce();
     exports_.push_back(*created);
-    ++count_;
     (void)owner.leak_ref();  // the table's reference
     log::info("export %s added: %s", definition.name, definition.backing);
     return {};
@@ -195,7 +193,6 @@ Result<void> ExportTable::store_remove(sysfs::Input& in)
             return Error(err::kNoEnt);
         }
         Export::List::remove(*removed);
-        --count_;
         // From here on an OPEN that found it drops its mapping (Session::open_export).
         removed->withdrawn_.store(true, MemoryOrder::kRelease);
     }

@@ -175,7 +175,6 @@ private:
 
     Mutex lock_{cxxrt::lock_class<"rnbd::srv::ExportTable::lock_">};
     Export::List exports_ CXXRT_GUARDED_BY(lock_);
-    u32 count_ CXXRT_GUARDED_BY(lock_) = 0;
     bool stopping_ CXXRT_GUARDED_BY(lock_) = false;  // the module is unloading
     sysfs::Group control_group_;  // add, remove
     sysfs::Group export_group_;   // an export's files

@@ -94,6 +94,36 @@ std::string file_error(int error);
 // exit 3 with the directory named when it does not exist (ENOENT), else 1.
 int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error);
 
+// `save` and `server save` (save.cpp): the file a save replaces, read
+// first so that it can be kept as FILE~.
+struct SaveTarget {
+    std::string file;
+    std::string backup;  // file + "~"
+    std::string what;    // "save FILE": the messages' subject
+    std::string old_text;
+    bool replacing = false;  // there is a file (old_text) to replace
+};
+// False, with the failure printed and its exit code in `code`, when the
+// file is there but cannot be read (it could not be kept).
+bool read_save_target(const Context& context, const std::string& what, const std::string& file, SaveTarget& target,
+                      int& code);
+// True, with the refusal printed (usage, exit 2) in `code`, when a file
+// listing `listed` entries would be replaced by one saving none and
+// --force was not given; `why_none` says why there is nothing ("nothing
+// is mapped"), `noun` names an entry ("mapping").
+bool save_would_empty(const Context& context, const SaveTarget& target, size_t listed, size_t saving, bool force,
+                      const std::string& why_none, const char* noun, int& code);
+// The previous file kept as FILE~, then `text` written atomically; the
+// directory of `default_file` is created if missing, no other. kExitOk or
+// the printed failure's exit code.
+int write_save_target(const Context& context, const SaveTarget& target, const std::string& default_file,
+                      const std::string& text);
+// {"version", "file", "backup" (null when nothing was replaced), ...: the
+// caller adds its entries and ends the object.
+void begin_saved_document(JsonWriter& json, const SaveTarget& target);
+// "N <noun>s saved to FILE (the previous file is FILE~)".
+void print_saved_summary(const Context& context, const SaveTarget& target, size_t saved, const char* noun);
+
 // A list command's output: the table, or {"version": .., key: [..]} with
 // write_entry(json, entry) writing each entry; client and server lists
 // differ only in these.

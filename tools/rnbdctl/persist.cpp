@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -103,74 +102,49 @@ int command_save(Context& context, const Args& args)
                      {{"file", true, false}, {"force", false, false}}))
         return code;
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_rnbdtab;
-    const std::string what = "save " + file;
-    const std::string backup = file + "~";
     if (!client_loaded(context.sysfs))
         return context.fail("save", "rnbd-client is not loaded; nothing to save (the file is left as it is)",
                             kExitNotLoaded);
-    // The file being replaced is kept as FILE~, and lends what sysfs does
-    // not show (dest_port=); one that does not parse lends nothing. None
-    // (ENOENT; ENOTDIR: part of its path is no directory) replaces nothing,
-    // and the write says why it cannot be made; one that cannot be read
-    // cannot be kept, so it is not replaced.
-    std::string old_text;
-    const int read_error = read_file(file, old_text);
-    const bool replacing = read_error == 0;
-    if (!replacing && read_error != ENOENT && read_error != ENOTDIR)
-        return context.fail(what, "cannot read the file it would replace: " + file_error(read_error), kExitFailed);
+    SaveTarget target;
+    if (!read_save_target(context, "save " + file, file, target, code))
+        return code;
+    // The file being replaced lends what sysfs does not show (dest_port=);
+    // one that does not parse lends nothing.
     std::vector<RnbdtabEntry> previous;
     std::string old_error;
-    if (replacing && !parse_rnbdtab(context, file, old_text, previous, old_error))
+    if (target.replacing && !parse_rnbdtab(context, file, target.old_text, previous, old_error))
         previous.clear();
     std::vector<std::string> warnings;
     const std::string text = format_rnbdtab(context, previous, warnings);
     std::vector<RnbdtabEntry> saved;
     if (!parse_rnbdtab(context, file, text, saved, error))
-        return context.fail(what, "the new file would not parse back: " + error + "; nothing written", kExitFailed);
-    // Nothing mapped (the modules just loaded, a restore that failed) must
-    // not wipe out the list restore needs to bring the mappings back.
-    const size_t listed = count_rnbdtab_lines(old_text);
-    if (replacing && listed > 0 && saved.empty() && !parsed.has("force"))
-        return context.usage(what, "nothing is mapped, and the file lists " + std::to_string(listed) + " mapping" +
-                                       (listed == 1 ? "" : "s") + "; it is left as it is (--force replaces it)");
+        return context.fail(target.what, "the new file would not parse back: " + error + "; nothing written",
+                            kExitFailed);
+    if (save_would_empty(context, target, count_rnbdtab_lines(target.old_text), saved.size(), parsed.has("force"),
+                         "nothing is mapped", "mapping", code))
+        return code;
     if (!old_error.empty())
         fprintf(context.err, "rnbdctl: save: note: the old %s does not parse (%s); it is replaced (kept as %s)\n",
-                printable(file).c_str(), printable(old_error).c_str(), printable(backup).c_str());
+                printable(file).c_str(), printable(old_error).c_str(), printable(target.backup).c_str());
     for (const std::string& warning : warnings)
         fprintf(context.err, "rnbdctl: save: warning: %s\n", printable(warning).c_str());
-    // The default directory (/etc/rnbd) on first use; any other directory
-    // missing is more likely a typo in --file, which the write refuses.
-    if (directory_of(file) == directory_of(context.default_rnbdtab))
-        mkdir(directory_of(file).c_str(), 0755);
-    if (replacing)
-        if (int backup_error = write_file_atomically(backup, old_text))
-            return context.fail(what,
-                                "cannot keep the previous file as " + backup + ": " + file_error(backup_error) +
-                                    "; the file is left as it is",
-                                kExitFailed);
-    if (int write_error = write_file_atomically(file, text))
-        return file_write_failed(context, what, file, write_error);
-    if (context.json()) {
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).string("file", file);
-        if (replacing)
-            json.string("backup", backup);
-        else
-            json.null("backup");
-        json.begin_array("mappings");
-        for (const RnbdtabEntry& entry : saved)
-            json.begin_object()
-                .string("session", entry.request.session)
-                .string("device_path", entry.request.device_path)
-                .string("line", entry.line)
-                .end_object();
-        json.end_array().end_object();
-        print_json(context, json);
-    } else {
-        const std::string kept = replacing ? " (the previous file is " + backup + ")" : "";
-        fprintf(context.out, "%zu mapping%s saved to %s%s\n", saved.size(), saved.size() == 1 ? "" : "s",
-                printable(file).c_str(), printable(kept).c_str());
+    if (int written = write_save_target(context, target, context.default_rnbdtab, text))
+        return written;
+    if (!context.json()) {
+        print_saved_summary(context, target, saved.size(), "mapping");
+        return kExitOk;
     }
+    JsonWriter json;
+    begin_saved_document(json, target);
+    json.begin_array("mappings");
+    for (const RnbdtabEntry& entry : saved)
+        json.begin_object()
+            .string("session", entry.request.session)
+            .string("device_path", entry.request.device_path)
+            .string("line", entry.line)
+            .end_object();
+    json.end_array().end_object();
+    print_json(context, json);
     return kExitOk;
 }
 

@@ -10,7 +10,8 @@
 // file to Context::describe_write_error, so a caller that may not write
 // it is told to run as root.
 #include <errno.h>
-#include <sys/stat.h>
+
+#include <utility>
 
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
@@ -37,6 +38,51 @@ int need_exports(const Context& context, const std::string& what, const std::str
                             kExitNotLoaded);
     return context.fail(what, "rnbd-server is not loaded (no " + where + ")" + tail, kExitNotLoaded);
 }
+
+// One command over several objects (the exports of `remove --all`, the
+// paths of a session), going on after a failure: what was done and what
+// failed, each failure printed when it happens and all of them in JSON.
+struct Batch {
+    struct Failure {
+        std::string name;
+        int error;
+        std::string message;
+    };
+    std::vector<std::string> done;
+    std::vector<Failure> failed;
+
+    void fail(const Context& context, const std::string& what, const std::string& name, int error,
+              std::string message)
+    {
+        failed.push_back({name, error, std::move(message)});
+        context.fail(what, failed.back().message, kExitFailed);
+    }
+
+    // JSON: {"version", <fields>, done_key: [names], "failed": [{name_key,
+    // "errno", "error"}]}; exit 1 if anything failed.
+    template <typename Fields>
+    int finish(const Context& context, const char* done_key, const char* name_key, Fields fields) const
+    {
+        if (context.json()) {
+            JsonWriter json;
+            json.begin_object().number("version", kJsonVersion);
+            fields(json);
+            json.begin_array(done_key);
+            for (const std::string& name : done)
+                json.string(name);
+            json.end_array().begin_array("failed");
+            for (const Failure& failure : failed)
+                json.begin_object()
+                    .string(name_key, failure.name)
+                    .string("errno", errno_name(failure.error))
+                    .string("error", failure.message)
+                    .end_object();
+            json.end_array().end_object();
+            print_json(context, json);
+        }
+        return failed.empty() ? kExitOk : kExitFailed;
+    }
+};
 
 bool has_blank_or_control(const std::string& text)
 {
@@ -235,40 +281,17 @@ int export_remove(Context& context, const Args& args)
         context.sysfs.plan_writes(nullptr);
         return print_planned_writes(context, plan);
     }
-    std::vector<std::string> removed;
-    struct Failure {
-        std::string name;
-        int error;
-        std::string message;
-    };
-    std::vector<Failure> failed;
+    Batch batch;
     for (const ServerExport& exported : targets) {
         const int write_error = write_remove(context, exported.name);
         // Gone meanwhile (another remove): that is what was asked for.
-        if (write_error == 0 || write_error == ENOENT) {
-            removed.push_back(exported.name);
-            continue;
-        }
-        failed.push_back({exported.name, write_error,
-                          context.describe_write_error(Operation::kExportRemove, kExportsRemove, write_error)});
-        context.fail(command + " " + exported.name, failed.back().message, kExitFailed);
+        if (write_error == 0 || write_error == ENOENT)
+            batch.done.push_back(exported.name);
+        else
+            batch.fail(context, command + " " + exported.name, exported.name, write_error,
+                       context.describe_write_error(Operation::kExportRemove, kExportsRemove, write_error));
     }
-    if (context.json()) {
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).begin_array("removed");
-        for (const std::string& name : removed)
-            json.string(name);
-        json.end_array().begin_array("failed");
-        for (const Failure& failure : failed)
-            json.begin_object()
-                .string("export", failure.name)
-                .string("errno", errno_name(failure.error))
-                .string("error", failure.message)
-                .end_object();
-        json.end_array().end_object();
-        print_json(context, json);
-    }
-    return failed.empty() ? kExitOk : kExitFailed;
+    return batch.finish(context, "removed", "export", [](JsonWriter&) {});
 }
 
 int export_list(Context& context, const Args& args)
@@ -318,41 +341,19 @@ int session_disconnect(Context& context, const Args& args)
     if (session.empty() || session == "." || session == ".." || session.find('/') != std::string::npos ||
         !context.sysfs.is_directory(dir))
         return context.fail(what, "no such session", kExitNotFound);
-    std::vector<std::string> disconnected;
-    struct Failure {
-        std::string path;
-        int error;
-        std::string message;
-    };
-    std::vector<Failure> failed;
+    Batch batch;
     for (const std::string& path : context.sysfs.list(dir + "/paths")) {
         const std::string file = dir + "/paths/" + path + "/disconnect";
         const int write_error = context.sysfs.write(file, "1");
         // A path that went meanwhile is disconnected.
-        if (write_error == 0 || write_error == ENOENT) {
-            disconnected.push_back(path);
-            continue;
-        }
-        failed.push_back(
-            {path, write_error, context.describe_write_error(Operation::kServerPathDisconnect, file, write_error)});
-        context.fail(what + " " + path, failed.back().message, kExitFailed);
+        if (write_error == 0 || write_error == ENOENT)
+            batch.done.push_back(path);
+        else
+            batch.fail(context, what + " " + path, path, write_error,
+                       context.describe_write_error(Operation::kServerPathDisconnect, file, write_error));
     }
-    if (context.json()) {
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).string("session", session).begin_array("disconnected");
-        for (const std::string& path : disconnected)
-            json.string(path);
-        json.end_array().begin_array("failed");
-        for (const Failure& failure : failed)
-            json.begin_object()
-                .string("path", failure.path)
-                .string("errno", errno_name(failure.error))
-                .string("error", failure.message)
-                .end_object();
-        json.end_array().end_object();
-        print_json(context, json);
-    }
-    return failed.empty() ? kExitOk : kExitFailed;
+    return batch.finish(context, "disconnected", "path",
+                        [&](JsonWriter& json) { json.string("session", session); });
 }
 
 }  // namespace
@@ -380,58 +381,34 @@ int server_save(Context& context, const Args& args)
                      {{"file", true, false}, {"force", false, false}}))
         return code;
     const std::string file = parsed.has("file") ? parsed.value("file") : context.default_exports;
-    const std::string what = "server save " + file;
-    const std::string backup = file + "~";
     if (int missing = need_exports(context, "server save", "; nothing to save (the file is left as it is)"))
         return missing;
-    // As save does for the rnbdtab: the file being replaced is kept as
-    // FILE~; none replaces nothing; one that cannot be read is not replaced.
-    std::string old_text;
-    const int read_error = read_file(file, old_text);
-    const bool replacing = read_error == 0;
-    if (!replacing && read_error != ENOENT && read_error != ENOTDIR)
-        return context.fail(what, "cannot read the file it would replace: " + file_error(read_error), kExitFailed);
+    SaveTarget target;
+    if (!read_save_target(context, "server save " + file, file, target, code))
+        return code;
     const std::vector<ServerExport> exports = read_server_exports(context.sysfs);
     const std::string text = format_exports_file(exports);
     std::vector<ExportsFileEntry> saved;
     std::string error;
     if (!parse_exports_file(file, text, saved, error) || saved.size() != exports.size())
-        return context.fail(what, "the new file would not parse back: " + error + "; nothing written", kExitFailed);
-    // No export defined (the module just loaded, a restore that failed) must
-    // not wipe out the list restore needs to define them again.
-    const size_t listed = count_exports_lines(old_text);
-    if (replacing && listed > 0 && saved.empty() && !parsed.has("force"))
-        return context.usage(what, "no export is defined, and the file lists " + std::to_string(listed) + " export" +
-                                       (listed == 1 ? "" : "s") + "; it is left as it is (--force replaces it)");
-    // The default directory (/etc/rnbd) on first use; any other directory
-    // missing is more likely a typo in --file, which the write refuses.
-    if (directory_of(file) == directory_of(context.default_exports))
-        mkdir(directory_of(file).c_str(), 0755);
-    if (replacing)
-        if (int backup_error = write_file_atomically(backup, old_text))
-            return context.fail(what,
-                                "cannot keep the previous file as " + backup + ": " + file_error(backup_error) +
-                                    "; the file is left as it is",
-                                kExitFailed);
-    if (int write_error = write_file_atomically(file, text))
-        return file_write_failed(context, what, file, write_error);
-    if (context.json()) {
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).string("file", file);
-        if (replacing)
-            json.string("backup", backup);
-        else
-            json.null("backup");
-        json.begin_array("exports");
-        for (const ExportsFileEntry& entry : saved)
-            json.begin_object().string("name", entry.name).string("definition", entry.canonical).end_object();
-        json.end_array().end_object();
-        print_json(context, json);
-    } else {
-        const std::string kept = replacing ? " (the previous file is " + backup + ")" : "";
-        fprintf(context.out, "%zu export%s saved to %s%s\n", saved.size(), saved.size() == 1 ? "" : "s",
-                printable(file).c_str(), printable(kept).c_str());
+        return context.fail(target.what, "the new file would not parse back: " + error + "; nothing written",
+                            kExitFailed);
+    if (save_would_empty(context, target, count_exports_lines(target.old_text), saved.size(), parsed.has("force"),
+                         "no export is defined", "export", code))
+        return code;
+    if (int written = write_save_target(context, target, context.default_exports, text))
+        return written;
+    if (!context.json()) {
+        print_saved_summary(context, target, saved.size(), "export");
+        return kExitOk;
     }
+    JsonWriter json;
+    begin_saved_document(json, target);
+    json.begin_array("exports");
+    for (const ExportsFileEntry& entry : saved)
+        json.begin_object().string("name", entry.name).string("definition", entry.canonical).end_object();
+    json.end_array().end_object();
+    print_json(context, json);
     return kExitOk;
 }
 

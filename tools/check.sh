@@ -343,6 +343,13 @@ else
     echo; echo "==== debug lane SKIPPED (SKIP_DEBUG_LANE=1)"
 fi
 
+# A skip not in tools/expected-skips.txt is a failure (tap_expected_skip).
+for entry in "${skips[@]}"; do
+    tap_expected_skip "$entry" && continue
+    failures+=("unexpected skip (not in tools/expected-skips.txt): $entry")
+    failed=$((failed + 1))
+done
+
 if [ ${#failures[@]} -gt 0 ]; then
     echo
     echo "==== what failed (first 40; the logs under $out/ have the rest)"

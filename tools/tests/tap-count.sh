@@ -99,7 +99,7 @@ for a in awk mawk gawk "busybox awk"; do
     same "$a: a host script's skip is counted and named" \
         "$(PATH=$path tap_count "$tmp/host.log"; PATH=$path tap_skips "$tmp/host.log" tools/tests/x.sh)" \
         "$(printf '1 0 1\ntools/tests/x.sh\t1\tbusybox awk is not installed')"
-    same "$a: 1..0 # SKIP counts one skipped (not zero of everything)" \
+    same "$a: a whole-script 1..0 SKIP counts one skipped (not zero of everything)" \
         "$(PATH=$path tap_count "$tmp/lint.log"; PATH=$path tap_skips "$tmp/lint.log" tools/lint.sh)" \
         "$(printf '0 0 1\ntools/lint.sh\tall\trun make first')"
     # What check.sh makes of it: hostile/001 ran a check, so it is not a
@@ -122,6 +122,19 @@ done
 for s in selftests/rnbd/004-end-to-end-ours.sh selftests/cxxrt/002-sysfs.sh selftests/churn/001-module-cycles.sh; do
     if tap_skip_forbidden "$s"; then say "not ok" "a skip of $s would fail the run"; failed=1
     else say ok "a skip of $s is listed, not failed"; fi
+done
+# The skips a clean run may show: tools/expected-skips.txt, and nothing else.
+for e in "VM selftests: selftests/rnbd/030-alloc-failure-sweep.sh: 3 skipped, first: kernel without CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS (Debian's): runs on the debug kernel" \
+    "debug lane: selftests/hostile/002-against-client.sh: 22 skipped, first: not in HOSTILE_CASES=^(read_inv_post_failed)\$"; do
+    if tap_expected_skip "$e"; then say ok "expected: ${e%%, first*}"
+    else say "not ok" "expected but refused: ${e%%, first*}"; failed=1; fi
+done
+for e in "VM selftests: selftests/rnbd/004-end-to-end-ours.sh: 1 skipped, first: missing tool fio" \
+    "kernel 6.12 lane: selftests/rnbd/030-alloc-failure-sweep.sh: 3 skipped, first: kernel without CONFIG_FAILSLAB" \
+    "VM selftests: selftests/rnbd/030-alloc-failure-sweep.sh: 1 skipped, first: failslab map failed to arm" \
+    "VM selftests: selftests/hostile/002-against-client.sh: 22 skipped, first: not in HOSTILE_CASES=x"; do
+    if tap_expected_skip "$e"; then say "not ok" "unexpected but accepted: ${e%%, first*}"; failed=1
+    else say ok "unexpected, fails the run: ${e%%, first*}"; fi
 done
 echo "1..$n"
 exit $failed

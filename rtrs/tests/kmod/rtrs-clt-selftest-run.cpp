@@ -695,25 +695,31 @@ extern "C" int rtrs_clt_selftest_run(const char* paths, const char* session, con
         {"close_session", &Tester::close, false},
     };
     constexpr int kCount = int(sizeof(kSteps) / sizeof(kSteps[0]));
+    // A step of the RNBD pairing does not apply to the store: it is not in
+    // the plan (not a skip: nothing is missing).
+    auto applies = [which](const Step& step) { return !step.rnbd_only || which == Proto::kRnbd; };
+    int planned = 1;
+    for (const Step& step : kSteps)
+        planned += applies(step) ? 1 : 0;
     log::info("KTAP version 1");
-    log::info("1..%d", kCount + 1);
+    log::info("1..%d", planned);
     int failed = 0;
     bool opened = tester->open(paths, session, port);
     log::info("%s 1 open_session", opened ? "ok" : "not ok");
     failed += opened ? 0 : 1;
+    int number = 1;
     for (int i = 0; i < kCount; ++i) {
         const Step& step = kSteps[i];
-        if (step.rnbd_only && which != Proto::kRnbd) {
-            log::info("ok %d %s # SKIP proto=store", i + 2, step.name);
+        if (!applies(step))
             continue;
-        }
+        ++number;
         if (!opened) {
-            log::info("not ok %d %s # session did not open", i + 2, step.name);
+            log::info("not ok %d %s # session did not open", number, step.name);
             ++failed;
             continue;
         }
         bool ok = (tester->*step.run)();
-        log::info("%s %d %s", ok ? "ok" : "not ok", i + 2, step.name);
+        log::info("%s %d %s", ok ? "ok" : "not ok", number, step.name);
         failed += ok ? 0 : 1;
     }
     log::info("# rtrs-clt selftest: %d failed", failed);

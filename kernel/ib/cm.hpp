@@ -61,7 +61,7 @@ struct CmEvent {
 // on_connect_request().
 class IncomingConnection : cxxrt::Pinned {
 public:
-    explicit IncomingConnection(void* raw) : raw_(raw) {}
+    explicit IncomingConnection(rdma_cm_id* raw) : raw_(raw) {}
     Device device() const { return Device(kapi_rdma_cm_id_device(raw_)); }
     u32 port() const { return kapi_rdma_cm_id_port(raw_); }
     // This side's and the peer's address of the request.
@@ -75,7 +75,7 @@ public:
 
 private:
     friend class CmId;
-    void* raw_;
+    rdma_cm_id* raw_;
     CmId* adopted_ = nullptr;
     bool given_back_ = false;  // adopted, then freed inside the handler
 };
@@ -148,14 +148,14 @@ public:
     SockAddr source_address() const { return SockAddr::copy_of(kapi_rdma_cm_id_src_sockaddr(raw_)); }
     SockAddr destination_address() const { return SockAddr::copy_of(kapi_rdma_cm_id_dst_sockaddr(raw_)); }
     const char* reject_reason_text(int status) const { return kapi_rdma_reject_msg(raw_, status); }
-    void* raw() const { return raw_; }
+    rdma_cm_id* raw() const { return raw_; }
     CmEventHandler& handler() const { return *handler_; }
 
     // The C upcall lands here (rtrs_cxx_cm_event).
-    static int dispatch(void* context, void* cm_id, const CmEvent& event);
+    static int dispatch(void* context, rdma_cm_id* cm_id, const CmEvent& event);
 
 private:
-    void* raw_ = nullptr;
+    rdma_cm_id* raw_ = nullptr;
     CmEventHandler* handler_;
     // Set while the connect request handler that adopted it runs.
     IncomingConnection* adopting_ = nullptr;

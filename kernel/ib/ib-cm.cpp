@@ -12,7 +12,7 @@ using cxxrt::to_result;
 Result<SockAddr> SockAddr::from(const kapi_rdma_addr& addr)
 {
     SockAddr result;
-    int rc = kapi_rdma_addr_to_sockaddr(&addr, result.storage_);
+    int rc = kapi_rdma_addr_to_sockaddr(&addr, result.raw());
     if (rc < 0)
         return Error::from_errno(rc);
     return result;
@@ -41,17 +41,17 @@ Result<SockAddr> SockAddr::ipv4(const u8 (&bytes)[4], u16 port)
     return from_parts(KAPI_RDMA_AF_INET, padded, 0, port);
 }
 
-SockAddr SockAddr::copy_of(const void* sockaddr)
+SockAddr SockAddr::copy_of(const sockaddr* address)
 {
     SockAddr result;
-    cxxrt::copy_bytes(result.storage_, sockaddr, sizeof(result.storage_));
+    cxxrt::copy_bytes(result.storage_, address, sizeof(result.storage_));
     return result;
 }
 
 Result<kapi_rdma_addr> SockAddr::to_addr() const
 {
     kapi_rdma_addr addr{};
-    int rc = kapi_rdma_sockaddr_to_addr(storage_, &addr);
+    int rc = kapi_rdma_sockaddr_to_addr(raw(), &addr);
     if (rc < 0)
         return Error::from_errno(rc);
     return addr;
@@ -103,7 +103,7 @@ CmId::~CmId()
 
 Result<void> CmId::bind(const SockAddr& addr)
 {
-    return to_result(kapi_rdma_bind_addr(raw_, const_cast<void*>(addr.raw())));
+    return to_result(kapi_rdma_bind_addr(raw_, const_cast<sockaddr*>(addr.raw())));
 }
 
 Result<void> CmId::listen(int backlog)
@@ -113,8 +113,8 @@ Result<void> CmId::listen(int backlog)
 
 Result<void> CmId::resolve_addr(const SockAddr* source, const SockAddr& destination, int timeout_ms)
 {
-    void* src = source ? const_cast<void*>(source->raw()) : nullptr;
-    return to_result(kapi_rdma_resolve_addr(raw_, src, const_cast<void*>(destination.raw()), timeout_ms));
+    sockaddr* src = source ? const_cast<sockaddr*>(source->raw()) : nullptr;
+    return to_result(kapi_rdma_resolve_addr(raw_, src, const_cast<sockaddr*>(destination.raw()), timeout_ms));
 }
 
 Result<void> CmId::resolve_route(int timeout_ms)
@@ -162,7 +162,7 @@ Result<void> CmId::disconnect()
     return to_result(kapi_rdma_disconnect(raw_));
 }
 
-int CmId::dispatch(void* context, void* cm_id, const CmEvent& event)
+int CmId::dispatch(void* context, rdma_cm_id* cm_id, const CmEvent& event)
 {
     auto* id = static_cast<CmId*>(context);
     if (cm_id == id->raw_) {
@@ -191,7 +191,7 @@ int CmId::dispatch(void* context, void* cm_id, const CmEvent& event)
 }  // namespace rtrs::ib
 
 // KAPI upcall: process context, the id's handler mutex held (kapi-rdma.h).
-extern "C" int rtrs_cxx_cm_event(void* context, void* cm_id, int event, int status, const void* private_data,
+extern "C" int rtrs_cxx_cm_event(void* context, rdma_cm_id* cm_id, int event, int status, const void* private_data,
                                  unsigned int private_data_len) noexcept
 {
     using namespace rtrs::ib;

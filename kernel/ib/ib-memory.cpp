@@ -50,7 +50,7 @@ Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)
     list->table_ = cxxrt::allocate_array<u8>(gfp, size_t(capacity) * KABI_SIZEOF_SCATTERLIST);
     if (!list->table_)
         return Error(cxxrt::err::kNoMem);
-    kapi_sg_init_table(list->table_, capacity);
+    kapi_sg_init_table(list->raw(), capacity);
     list->nents_ = capacity;
     return list;
 }
@@ -66,12 +66,12 @@ Result<void> ScatterList::reset(u32 nents)
     if (nents == 0 || nents > capacity_)
         return Error(cxxrt::err::kInval);
     unmap();
-    kapi_sg_init_table(table_, nents);
+    kapi_sg_init_table(raw(), nents);
     nents_ = nents;
     return {};
 }
 
-Result<void> ScatterList::copy_from(void* caller, u32 count, u32 data_length)
+Result<void> ScatterList::copy_from(scatterlist* caller, u32 count, u32 data_length)
 {
     CXXRT_TRY(reset(count));
     u32 covered = 0;
@@ -92,7 +92,7 @@ Result<int> ScatterList::map(Device device, DmaDirection direction)
 {
     if (dma_nents_ || !device)
         return Error(cxxrt::err::kInval);
-    int mapped = kapi_ib_dma_map_sg(device.raw(), table_, int(nents_), int(direction));
+    int mapped = kapi_ib_dma_map_sg(device.raw(), raw(), int(nents_), int(direction));
     if (mapped <= 0)
         return Error(cxxrt::err::kNoMem);
     device_ = device;
@@ -106,7 +106,7 @@ void ScatterList::unmap()
     if (!dma_nents_)
         return;
     // Unmap takes the entry count given to map, not the DMA segment count.
-    kapi_ib_dma_unmap_sg(device_.raw(), table_, int(nents_), int(direction_));
+    kapi_ib_dma_unmap_sg(device_.raw(), raw(), int(nents_), int(direction_));
     dma_nents_ = 0;
 }
 
@@ -114,7 +114,7 @@ Result<UniquePtr<MemoryRegion>> MemoryRegion::create(Gfp gfp, RefPtr<ProtectionD
 {
     if (!pd || max_pages == 0)
         return Error(cxxrt::err::kInval);
-    void* pd_raw = pd->raw();
+    ib_pd* pd_raw = pd->raw();
     auto mr = CXXRT_TRY(cxxrt::make_unique<MemoryRegion>(gfp, Private{}, cxxrt::move(pd), max_pages));
     int rc = 0;
     mr->mr_ = kapi_ib_alloc_mr(pd_raw, max_pages, &rc);
@@ -133,8 +133,8 @@ Result<void> MemoryRegion::map(const DmaBuffer& buffer, size_t offset, size_t le
 {
     if (length == 0 || offset > buffer.size() || length > buffer.size() - offset)
         return Error(cxxrt::err::kInval);
-    kapi_sg_init_one_mapped(one_sg_, buffer.data() + offset, u32(length), buffer.dma_addr() + offset);
-    int mapped = kapi_ib_map_mr_sg(mr_, one_sg_, 1, 0, kPageSize);
+    kapi_sg_init_one_mapped(one_sg(), buffer.data() + offset, u32(length), buffer.dma_addr() + offset);
+    int mapped = kapi_ib_map_mr_sg(mr_, one_sg(), 1, 0, kPageSize);
     if (mapped < 0)
         return Error::from_errno(mapped);
     return mapped == 1 ? Result<void>() : Result<void>(Error(cxxrt::err::kInval));

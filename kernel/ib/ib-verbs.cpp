@@ -58,13 +58,13 @@ Result<UniquePtr<CompletionQueue>> CompletionQueue::create(Gfp gfp, Device devic
         return cq;
     }
     // The irq_poll first: an event may come as soon as the CQ is armed.
-    kapi_irq_poll_init(cq->irq_poll_, kSoftirqBudget);
+    kapi_irq_poll_init(cq->iop(), kSoftirqBudget);
     cq->irq_poll_ready_ = true;
     cq->raw_ = kapi_ib_create_cq(device.raw(), nr_cqe, comp_vector, cq.get(), &rc);
     if (!cq->raw_)
         return Error::from_errno(rc);
     if (kapi_ib_req_notify_cq(cq->raw_) > 0)
-        kapi_irq_poll_sched(cq->irq_poll_);
+        kapi_irq_poll_sched(cq->iop());
     return cq;
 }
 
@@ -77,7 +77,7 @@ CompletionQueue::~CompletionQueue()
     }
     // A late event finds the irq_poll disabled and schedules nothing.
     if (irq_poll_ready_)
-        kapi_irq_poll_disable(irq_poll_);
+        kapi_irq_poll_disable(iop());
     if (raw_)
         kapi_ib_destroy_cq(raw_);
 }
@@ -89,18 +89,18 @@ int CompletionQueue::poll_direct(int budget)
     return reaped;
 }
 
-void CompletionQueue::on_event() { kapi_irq_poll_sched(irq_poll_); }
+void CompletionQueue::on_event() { kapi_irq_poll_sched(iop()); }
 
 int CompletionQueue::reap(int budget)
 {
     int reaped = 0;
     while (reaped < budget) {
         const int want = cxxrt::min(kPollBatch, budget - reaped);
-        const int got = kapi_ib_poll_cq(raw_, want, wcs_);
+        const int got = kapi_ib_poll_cq(raw_, want, wc(0));
         if (got <= 0)
             break;
         for (int i = 0; i < got; ++i)
-            kapi_ib_wc_dispatch(raw_, wcs_ + size_t(i) * KABI_SIZEOF_IB_WC);
+            kapi_ib_wc_dispatch(raw_, wc(i));
         reaped += got;
         if (got < want)
             break;
@@ -114,9 +114,9 @@ int CompletionQueue::on_irq_poll(int budget)
     if (reaped < budget) {
         // Done for now: re-arm, and run again at once if completions
         // arrived between the last poll and the arming.
-        kapi_irq_poll_complete(irq_poll_);
+        kapi_irq_poll_complete(iop());
         if (kapi_ib_req_notify_cq(raw_) > 0)
-            kapi_irq_poll_sched(irq_poll_);
+            kapi_irq_poll_sched(iop());
     }
     observe(reaped, false);
     return reaped;
@@ -185,7 +185,7 @@ void Connection::destroy_queues()
 }  // namespace rtrs::ib
 
 // KAPI upcall: the CQ's poll context (softirq for PollContext::kSoftirq).
-extern "C" void rtrs_cxx_wc_done(void* cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
+extern "C" void rtrs_cxx_wc_done(ib_cqe* cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
                                  unsigned int invalidate_rkey, int wc_flags) noexcept
 {
     using namespace rtrs::ib;
@@ -201,7 +201,7 @@ extern "C" void rtrs_cxx_cq_event(void* context) noexcept
 }
 
 // KAPI upcall: one irq_poll run (softirq) of a kSoftirq CQ.
-extern "C" int rtrs_cxx_irq_poll(void* iop, int budget) noexcept
+extern "C" int rtrs_cxx_irq_poll(irq_poll* iop, int budget) noexcept
 {
     return rtrs::ib::CompletionQueue::from_irq_poll(iop)->on_irq_poll(budget);
 }

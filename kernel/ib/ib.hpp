@@ -132,7 +132,7 @@ class Completion : cxxrt::Pinned {
 public:
     using Handler = void (*)(void* owner, const WorkCompletion& wc);
 
-    Completion(Handler handler, void* owner) : handler_(handler), owner_(owner) { kapi_ib_cqe_init(cqe_); }
+    Completion(Handler handler, void* owner) : handler_(handler), owner_(owner) { kapi_ib_cqe_init(cqe()); }
 
     template <typename T, void (T::*Method)(const WorkCompletion&)>
     static void member(void* owner, const WorkCompletion& wc)
@@ -140,13 +140,13 @@ public:
         (static_cast<T*>(owner)->*Method)(wc);
     }
 
-    void* cqe() { return cqe_; }
+    ib_cqe* cqe() { return reinterpret_cast<ib_cqe*>(cqe_); }
     void* owner() const { return owner_; }
 
     // From rtrs_cxx_wc_done (the C upcall): back from cqe storage to us.
-    static Completion* from_cqe(void* cqe)
+    static Completion* from_cqe(ib_cqe* cqe)
     {
-        return reinterpret_cast<Completion*>(static_cast<u8*>(cqe) - __builtin_offsetof(Completion, cqe_));
+        return reinterpret_cast<Completion*>(reinterpret_cast<u8*>(cqe) - __builtin_offsetof(Completion, cqe_));
     }
     void dispatch(const WorkCompletion& wc) { handler_(owner_, wc); }
 
@@ -174,15 +174,15 @@ struct DeviceAttrs {
 class Device {
 public:
     constexpr Device() = default;
-    constexpr explicit Device(void* raw) : raw_(raw) {}
-    void* raw() const { return raw_; }
+    constexpr explicit Device(ib_device* raw) : raw_(raw) {}
+    ib_device* raw() const { return raw_; }
     explicit operator bool() const { return raw_ != nullptr; }
     bool operator==(const Device& other) const { return raw_ == other.raw_; }
     const char* name() const { return kapi_ib_device_name(raw_); }
     DeviceAttrs attrs() const;
 
 private:
-    void* raw_ = nullptr;
+    ib_device* raw_ = nullptr;
 };
 
 // A socket address (sockaddr_in / _in6 / _ib) for the CM, built from the
@@ -199,10 +199,10 @@ public:
     // The IPv6 wildcard, which accepts IPv4 clients too (dual stack).
     static Result<SockAddr> any_ipv6(u16 port);
     // Copies an address the CM holds (e.g. kapi_rdma_cm_id_src_sockaddr).
-    static SockAddr copy_of(const void* sockaddr);
+    static SockAddr copy_of(const sockaddr* address);
     Result<kapi_rdma_addr> to_addr() const;
-    void* raw() { return storage_; }
-    const void* raw() const { return storage_; }
+    sockaddr* raw() { return reinterpret_cast<sockaddr*>(storage_); }
+    const sockaddr* raw() const { return reinterpret_cast<const sockaddr*>(storage_); }
 
 private:
     alignas(KABI_ALIGNOF_SOCKADDR_STORAGE) u8 storage_[KABI_SIZEOF_SOCKADDR_STORAGE];

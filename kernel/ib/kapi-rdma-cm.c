@@ -56,13 +56,13 @@ static int kapi_rdma_to_sockaddr_ib(const struct kapi_rdma_addr *a, struct socka
 	return 0;
 }
 
-int kapi_rdma_addr_to_sockaddr(const struct kapi_rdma_addr *addr, void *sockaddr)
+int kapi_rdma_addr_to_sockaddr(const struct kapi_rdma_addr *addr, struct sockaddr *sockaddr)
 {
 	memset(sockaddr, 0, sizeof(struct sockaddr_storage));
 	switch (addr->family) {
-	case KAPI_RDMA_AF_INET: return kapi_rdma_to_sockaddr_in(addr, sockaddr);
-	case KAPI_RDMA_AF_INET6: return kapi_rdma_to_sockaddr_in6(addr, sockaddr);
-	case KAPI_RDMA_AF_IB: return kapi_rdma_to_sockaddr_ib(addr, sockaddr);
+	case KAPI_RDMA_AF_INET: return kapi_rdma_to_sockaddr_in(addr, (struct sockaddr_in *)sockaddr);
+	case KAPI_RDMA_AF_INET6: return kapi_rdma_to_sockaddr_in6(addr, (struct sockaddr_in6 *)sockaddr);
+	case KAPI_RDMA_AF_IB: return kapi_rdma_to_sockaddr_ib(addr, (struct sockaddr_ib *)sockaddr);
 	default: return -EAFNOSUPPORT;
 	}
 }
@@ -90,28 +90,28 @@ static int kapi_rdma_from_sockaddr_ib(struct kapi_rdma_addr *a, const struct soc
 	return 0;
 }
 
-int kapi_rdma_sockaddr_to_addr(const void *sockaddr, struct kapi_rdma_addr *addr)
+int kapi_rdma_sockaddr_to_addr(const struct sockaddr *sockaddr, struct kapi_rdma_addr *addr)
 {
-	switch (((const struct sockaddr *)sockaddr)->sa_family) {
-	case AF_INET: return kapi_rdma_from_sockaddr_in(addr, sockaddr);
-	case AF_INET6: return kapi_rdma_from_sockaddr_in6(addr, sockaddr);
-	case AF_IB: return kapi_rdma_from_sockaddr_ib(addr, sockaddr);
+	switch (sockaddr->sa_family) {
+	case AF_INET: return kapi_rdma_from_sockaddr_in(addr, (const struct sockaddr_in *)sockaddr);
+	case AF_INET6: return kapi_rdma_from_sockaddr_in6(addr, (const struct sockaddr_in6 *)sockaddr);
+	case AF_IB: return kapi_rdma_from_sockaddr_ib(addr, (const struct sockaddr_ib *)sockaddr);
 	default: return -EAFNOSUPPORT;
 	}
 }
 
-const void *kapi_rdma_cm_id_src_sockaddr(void *cm_id)
+const struct sockaddr *kapi_rdma_cm_id_src_sockaddr(struct rdma_cm_id *cm_id)
 {
-	return &((struct rdma_cm_id *)cm_id)->route.addr.src_addr;
+	return (const struct sockaddr *)&cm_id->route.addr.src_addr;
 }
 
-const void *kapi_rdma_cm_id_dst_sockaddr(void *cm_id)
+const struct sockaddr *kapi_rdma_cm_id_dst_sockaddr(struct rdma_cm_id *cm_id)
 {
-	return &((struct rdma_cm_id *)cm_id)->route.addr.dst_addr;
+	return (const struct sockaddr *)&cm_id->route.addr.dst_addr;
 }
 
 /* KAPI: process context, may sleep. */
-void *kapi_rdma_create_id(void *context, int port_space, int *err)
+struct rdma_cm_id *kapi_rdma_create_id(void *context, int port_space, int *err)
 {
 	struct rdma_cm_id *id = rdma_create_id(&init_net, kapi_rdma_cm_handler, context, port_space, IB_QPT_RC);
 
@@ -120,43 +120,43 @@ void *kapi_rdma_create_id(void *context, int port_space, int *err)
 }
 
 /* KAPI: process context; waits for the id's running handler: never from it. */
-void kapi_rdma_destroy_id(void *cm_id)
+void kapi_rdma_destroy_id(struct rdma_cm_id *cm_id)
 {
 	rdma_destroy_id(cm_id);
 }
 
-void kapi_rdma_set_context(void *cm_id, void *context)
+void kapi_rdma_set_context(struct rdma_cm_id *cm_id, void *context)
 {
-	((struct rdma_cm_id *)cm_id)->context = context;
+	cm_id->context = context;
 }
 
-void *kapi_rdma_get_context(void *cm_id)
+void *kapi_rdma_get_context(struct rdma_cm_id *cm_id)
 {
-	return ((struct rdma_cm_id *)cm_id)->context;
+	return cm_id->context;
 }
 
-int kapi_rdma_bind_addr(void *cm_id, void *sockaddr)
+int kapi_rdma_bind_addr(struct rdma_cm_id *cm_id, struct sockaddr *sockaddr)
 {
 	return rdma_bind_addr(cm_id, sockaddr);
 }
 
-int kapi_rdma_listen(void *cm_id, int backlog)
+int kapi_rdma_listen(struct rdma_cm_id *cm_id, int backlog)
 {
 	return rdma_listen(cm_id, backlog);
 }
 
-int kapi_rdma_resolve_addr(void *cm_id, void *src, void *dst, int timeout_ms)
+int kapi_rdma_resolve_addr(struct rdma_cm_id *cm_id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)
 {
 	return rdma_resolve_addr(cm_id, src, dst, timeout_ms);
 }
 
-int kapi_rdma_resolve_route(void *cm_id, unsigned long timeout_ms)
+int kapi_rdma_resolve_route(struct rdma_cm_id *cm_id, unsigned long timeout_ms)
 {
 	return rdma_resolve_route(cm_id, timeout_ms);
 }
 
 /* KAPI: process context, not inside this id's handler (takes its mutex). */
-int kapi_rdma_connect(void *cm_id, const void *data, unsigned char len, unsigned char retry_count,
+int kapi_rdma_connect(struct rdma_cm_id *cm_id, const void *data, unsigned char len, unsigned char retry_count,
 		      unsigned char rnr_retry_count)
 {
 	struct rdma_conn_param param = { .private_data = data, .private_data_len = len,
@@ -166,7 +166,7 @@ int kapi_rdma_connect(void *cm_id, const void *data, unsigned char len, unsigned
 }
 
 /* KAPI: inside this id's handler (handler mutex held by the CM). */
-int kapi_rdma_connect_locked(void *cm_id, const void *data, unsigned char len, unsigned char retry_count,
+int kapi_rdma_connect_locked(struct rdma_cm_id *cm_id, const void *data, unsigned char len, unsigned char retry_count,
 			     unsigned char rnr_retry_count)
 {
 	struct rdma_conn_param param = { .private_data = data, .private_data_len = len,
@@ -176,13 +176,13 @@ int kapi_rdma_connect_locked(void *cm_id, const void *data, unsigned char len, u
 }
 
 /* KAPI: before the QP reaches RTS (accept/connect); any context that may sleep. */
-int kapi_rdma_set_ack_timeout(void *cm_id, unsigned char timeout)
+int kapi_rdma_set_ack_timeout(struct rdma_cm_id *cm_id, unsigned char timeout)
 {
 	return rdma_set_ack_timeout(cm_id, timeout);
 }
 
 /* KAPI: handler mutex held (the CONNECT_REQUEST handler, or lock_handler). */
-int kapi_rdma_accept(void *cm_id, const void *data, unsigned char len, unsigned char rnr_retry_count)
+int kapi_rdma_accept(struct rdma_cm_id *cm_id, const void *data, unsigned char len, unsigned char rnr_retry_count)
 {
 	struct rdma_conn_param param = { .private_data = data, .private_data_len = len,
 					 .rnr_retry_count = rnr_retry_count };
@@ -190,39 +190,39 @@ int kapi_rdma_accept(void *cm_id, const void *data, unsigned char len, unsigned 
 	return rdma_accept(cm_id, &param);
 }
 
-int kapi_rdma_reject(void *cm_id, const void *data, unsigned char len)
+int kapi_rdma_reject(struct rdma_cm_id *cm_id, const void *data, unsigned char len)
 {
 	return rdma_reject(cm_id, data, len, IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-int kapi_rdma_disconnect(void *cm_id)
+int kapi_rdma_disconnect(struct rdma_cm_id *cm_id)
 {
 	return rdma_disconnect(cm_id);
 }
 
-void kapi_rdma_lock_handler(void *cm_id)
+void kapi_rdma_lock_handler(struct rdma_cm_id *cm_id)
 {
 	rdma_lock_handler(cm_id);
 }
 
-void kapi_rdma_unlock_handler(void *cm_id)
+void kapi_rdma_unlock_handler(struct rdma_cm_id *cm_id)
 {
 	rdma_unlock_handler(cm_id);
 }
 
-void *kapi_rdma_cm_id_device(void *cm_id)
+struct ib_device *kapi_rdma_cm_id_device(struct rdma_cm_id *cm_id)
 {
-	return ((struct rdma_cm_id *)cm_id)->device;
+	return cm_id->device;
 }
 
-unsigned int kapi_rdma_cm_id_port(void *cm_id)
+unsigned int kapi_rdma_cm_id_port(struct rdma_cm_id *cm_id)
 {
-	return ((struct rdma_cm_id *)cm_id)->port_num;
+	return cm_id->port_num;
 }
 
-void *kapi_rdma_cm_id_qp(void *cm_id)
+struct ib_qp *kapi_rdma_cm_id_qp(struct rdma_cm_id *cm_id)
 {
-	return ((struct rdma_cm_id *)cm_id)->qp;
+	return cm_id->qp;
 }
 
 const char *kapi_rdma_event_msg(int event)
@@ -230,7 +230,7 @@ const char *kapi_rdma_event_msg(int event)
 	return rdma_event_msg(event);
 }
 
-const char *kapi_rdma_reject_msg(void *cm_id, int reason)
+const char *kapi_rdma_reject_msg(struct rdma_cm_id *cm_id, int reason)
 {
 	return rdma_reject_msg(cm_id, reason);
 }

@@ -12,88 +12,89 @@
 static_assert(KABI_SIZEOF_SCATTERLIST == sizeof(struct scatterlist));
 
 /* KAPI: any context. */
-int kapi_ib_dma_map_single(void *device, void *cpu_addr, unsigned long size, int dir,
+int kapi_ib_dma_map_single(struct ib_device *device, void *cpu_addr, unsigned long size, int dir,
 			   unsigned long long *dma_addr)
 {
 	*dma_addr = ib_dma_map_single(device, cpu_addr, size, dir);
 	return ib_dma_mapping_error(device, *dma_addr) ? -ENOMEM : 0;
 }
 
-void kapi_ib_dma_unmap_single(void *device, unsigned long long dma_addr, unsigned long size, int dir)
+void kapi_ib_dma_unmap_single(struct ib_device *device, unsigned long long dma_addr, unsigned long size, int dir)
 {
 	ib_dma_unmap_single(device, dma_addr, size, dir);
 }
 
-void kapi_ib_dma_sync_for_cpu(void *device, unsigned long long dma_addr, unsigned long size, int dir)
+void kapi_ib_dma_sync_for_cpu(struct ib_device *device, unsigned long long dma_addr, unsigned long size, int dir)
 {
 	ib_dma_sync_single_for_cpu(device, dma_addr, size, dir);
 }
 
-void kapi_ib_dma_sync_for_device(void *device, unsigned long long dma_addr, unsigned long size, int dir)
+void kapi_ib_dma_sync_for_device(struct ib_device *device, unsigned long long dma_addr, unsigned long size,
+				 int dir)
 {
 	ib_dma_sync_single_for_device(device, dma_addr, size, dir);
 }
 
-void kapi_sg_init_table(void *sgl, unsigned int nents)
+void kapi_sg_init_table(struct scatterlist *sgl, unsigned int nents)
 {
 	sg_init_table(sgl, nents);
 }
 
-void *kapi_sg_entry(void *sgl, unsigned int index)
+struct scatterlist *kapi_sg_entry(struct scatterlist *sgl, unsigned int index)
 {
-	return (struct scatterlist *)sgl + index;
+	return sgl + index;
 }
 
-void *kapi_sg_next(void *sg)
+struct scatterlist *kapi_sg_next(struct scatterlist *sg)
 {
 	return sg_next(sg);
 }
 
-void *kapi_sg_virt(void *sg)
+void *kapi_sg_virt(struct scatterlist *sg)
 {
 	return sg_virt(sg);
 }
 
-unsigned int kapi_sg_length(const void *sg)
+unsigned int kapi_sg_length(const struct scatterlist *sg)
 {
-	return ((const struct scatterlist *)sg)->length;
+	return sg->length;
 }
 
-void kapi_sg_set_buf(void *sg, const void *buf, unsigned int len)
+void kapi_sg_set_buf(struct scatterlist *sg, const void *buf, unsigned int len)
 {
 	sg_set_buf(sg, buf, len);
 }
 
 /* One entry for memory mapped by ib_dma_map_single: what ib_map_mr_sg reads. */
-void kapi_sg_init_one_mapped(void *sg, const void *buf, unsigned int len, unsigned long long dma_addr)
+void kapi_sg_init_one_mapped(struct scatterlist *sg, const void *buf, unsigned int len, unsigned long long dma_addr)
 {
 	sg_init_one(sg, buf, len);
-	sg_dma_address((struct scatterlist *)sg) = dma_addr;
-	sg_dma_len((struct scatterlist *)sg) = len;
+	sg_dma_address(sg) = dma_addr;
+	sg_dma_len(sg) = len;
 }
 
-int kapi_ib_dma_map_sg(void *device, void *sgl, int nents, int dir)
+int kapi_ib_dma_map_sg(struct ib_device *device, struct scatterlist *sgl, int nents, int dir)
 {
 	return ib_dma_map_sg(device, sgl, nents, dir);
 }
 
-void kapi_ib_dma_unmap_sg(void *device, void *sgl, int nents, int dir)
+void kapi_ib_dma_unmap_sg(struct ib_device *device, struct scatterlist *sgl, int nents, int dir)
 {
 	ib_dma_unmap_sg(device, sgl, nents, dir);
 }
 
-unsigned long long kapi_sg_dma_address(void *sg)
+unsigned long long kapi_sg_dma_address(struct scatterlist *sg)
 {
-	return sg_dma_address((struct scatterlist *)sg);
+	return sg_dma_address(sg);
 }
 
-unsigned int kapi_sg_dma_len(void *sg)
+unsigned int kapi_sg_dma_len(struct scatterlist *sg)
 {
-	return sg_dma_len((struct scatterlist *)sg);
+	return sg_dma_len(sg);
 }
 
 /* KAPI: process context. */
-void *kapi_ib_alloc_mr(void *pd, unsigned int max_pages, int *err)
+struct ib_mr *kapi_ib_alloc_mr(struct ib_pd *pd, unsigned int max_pages, int *err)
 {
 	struct ib_mr *mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, max_pages);
 
@@ -101,17 +102,18 @@ void *kapi_ib_alloc_mr(void *pd, unsigned int max_pages, int *err)
 	return IS_ERR(mr) ? NULL : mr;
 }
 
-int kapi_ib_dereg_mr(void *mr)
+int kapi_ib_dereg_mr(struct ib_mr *mr)
 {
 	return ib_dereg_mr(mr);
 }
 
-int kapi_ib_map_mr_sg(void *mr, void *sgl, int nents, unsigned int sg_offset, unsigned int page_size)
+int kapi_ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sgl, int nents, unsigned int sg_offset,
+		      unsigned int page_size)
 {
 	return ib_map_mr_sg(mr, sgl, nents, &sg_offset, page_size);
 }
 
-void kapi_ib_update_fast_reg_key(void *mr, unsigned char key)
+void kapi_ib_update_fast_reg_key(struct ib_mr *mr, unsigned char key)
 {
 	ib_update_fast_reg_key(mr, key);
 }
@@ -121,22 +123,22 @@ unsigned int kapi_ib_inc_rkey(unsigned int rkey)
 	return ib_inc_rkey(rkey);
 }
 
-unsigned int kapi_ib_mr_lkey(void *mr)
+unsigned int kapi_ib_mr_lkey(struct ib_mr *mr)
 {
-	return ((struct ib_mr *)mr)->lkey;
+	return mr->lkey;
 }
 
-unsigned int kapi_ib_mr_rkey(void *mr)
+unsigned int kapi_ib_mr_rkey(struct ib_mr *mr)
 {
-	return ((struct ib_mr *)mr)->rkey;
+	return mr->rkey;
 }
 
-unsigned long long kapi_ib_mr_iova(void *mr)
+unsigned long long kapi_ib_mr_iova(struct ib_mr *mr)
 {
-	return ((struct ib_mr *)mr)->iova;
+	return mr->iova;
 }
 
-unsigned long long kapi_ib_mr_length(void *mr)
+unsigned long long kapi_ib_mr_length(struct ib_mr *mr)
 {
-	return ((struct ib_mr *)mr)->length;
+	return mr->length;
 }

@@ -20,7 +20,7 @@ static_assert(offsetof(struct kapi_ib_sge, length) == offsetof(struct ib_sge, le
 static_assert(offsetof(struct kapi_ib_sge, lkey) == offsetof(struct ib_sge, lkey));
 
 /* Field copies of the cached attributes; any context. */
-void kapi_ib_device_query(void *device, struct kapi_ib_device_attrs *attrs)
+void kapi_ib_device_query(struct ib_device *device, struct kapi_ib_device_attrs *attrs)
 {
 	const struct ib_device *dev = device;
 
@@ -34,32 +34,32 @@ void kapi_ib_device_query(void *device, struct kapi_ib_device_attrs *attrs)
 	};
 }
 
-const char *kapi_ib_device_name(void *device)
+const char *kapi_ib_device_name(struct ib_device *device)
 {
-	return dev_name(&((struct ib_device *)device)->dev);
+	return dev_name(&device->dev);
 }
 
 /* KAPI: process context. */
-void *kapi_ib_alloc_pd(void *device, unsigned int flags, int *err)
+struct ib_pd *kapi_ib_alloc_pd(struct ib_device *device, unsigned int flags, int *err)
 {
-	struct ib_pd *pd = ib_alloc_pd((struct ib_device *)device, flags);
+	struct ib_pd *pd = ib_alloc_pd(device, flags);
 
 	*err = PTR_ERR_OR_ZERO(pd);
 	return IS_ERR(pd) ? NULL : pd;
 }
 
-void kapi_ib_dealloc_pd(void *pd)
+void kapi_ib_dealloc_pd(struct ib_pd *pd)
 {
 	ib_dealloc_pd(pd);
 }
 
-unsigned int kapi_ib_pd_local_dma_lkey(void *pd)
+unsigned int kapi_ib_pd_local_dma_lkey(struct ib_pd *pd)
 {
-	return ((struct ib_pd *)pd)->local_dma_lkey;
+	return pd->local_dma_lkey;
 }
 
 /* KAPI: process context. */
-void *kapi_ib_alloc_cq(void *device, int nr_cqe, int comp_vector, int poll_ctx, int *err)
+struct ib_cq *kapi_ib_alloc_cq(struct ib_device *device, int nr_cqe, int comp_vector, int poll_ctx, int *err)
 {
 	struct ib_cq *cq = ib_alloc_cq(device, NULL, nr_cqe, comp_vector, poll_ctx);
 
@@ -67,12 +67,12 @@ void *kapi_ib_alloc_cq(void *device, int nr_cqe, int comp_vector, int poll_ctx, 
 	return IS_ERR(cq) ? NULL : cq;
 }
 
-void kapi_ib_free_cq(void *cq)
+void kapi_ib_free_cq(struct ib_cq *cq)
 {
 	ib_free_cq(cq);
 }
 
-int kapi_ib_process_cq_direct(void *cq, int budget)
+int kapi_ib_process_cq_direct(struct ib_cq *cq, int budget)
 {
 	return ib_process_cq_direct(cq, budget);
 }
@@ -84,7 +84,7 @@ static void kapi_ib_cq_event(struct ib_cq *cq, void *context)
 }
 
 /* KAPI: process context. */
-void *kapi_ib_create_cq(void *device, int nr_cqe, int comp_vector, void *context, int *err)
+struct ib_cq *kapi_ib_create_cq(struct ib_device *device, int nr_cqe, int comp_vector, void *context, int *err)
 {
 	struct ib_cq_init_attr attr = { .cqe = nr_cqe, .comp_vector = comp_vector };
 	struct ib_cq *cq = ib_create_cq(device, kapi_ib_cq_event, NULL, context, &attr);
@@ -93,28 +93,26 @@ void *kapi_ib_create_cq(void *device, int nr_cqe, int comp_vector, void *context
 	return IS_ERR(cq) ? NULL : cq;
 }
 
-void kapi_ib_destroy_cq(void *cq)
+void kapi_ib_destroy_cq(struct ib_cq *cq)
 {
 	ib_destroy_cq(cq);
 }
 
-int kapi_ib_req_notify_cq(void *cq)
+int kapi_ib_req_notify_cq(struct ib_cq *cq)
 {
 	return ib_req_notify_cq(cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
 }
 
-int kapi_ib_poll_cq(void *cq, int count, void *wcs)
+int kapi_ib_poll_cq(struct ib_cq *cq, int count, struct ib_wc *wcs)
 {
 	return ib_poll_cq(cq, count, wcs);
 }
 
 /* An unsignalled WR flushed by a dying QP comes without a cqe (as in the core's own poll loop). */
-void kapi_ib_wc_dispatch(void *cq, void *wc)
+void kapi_ib_wc_dispatch(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ib_wc *one = wc;
-
-	if (one->wr_cqe)
-		one->wr_cqe->done(cq, one);
+	if (wc->wr_cqe)
+		wc->wr_cqe->done(cq, wc);
 }
 
 /* KAPI: softirq (IRQ_POLL_SOFTIRQ); forwards to C++. */
@@ -123,28 +121,28 @@ static int kapi_irq_poll_run(struct irq_poll *iop, int budget)
 	return rtrs_cxx_irq_poll(iop, budget);
 }
 
-void kapi_irq_poll_init(void *iop, int weight)
+void kapi_irq_poll_init(struct irq_poll *iop, int weight)
 {
 	irq_poll_init(iop, weight, kapi_irq_poll_run);
 }
 
-void kapi_irq_poll_sched(void *iop)
+void kapi_irq_poll_sched(struct irq_poll *iop)
 {
 	irq_poll_sched(iop);
 }
 
-void kapi_irq_poll_complete(void *iop)
+void kapi_irq_poll_complete(struct irq_poll *iop)
 {
 	irq_poll_complete(iop);
 }
 
-void kapi_irq_poll_disable(void *iop)
+void kapi_irq_poll_disable(struct irq_poll *iop)
 {
 	irq_poll_disable(iop);
 }
 
 /* KAPI: any context (the verbs allow a change to ERR anywhere); @qp alive. */
-int kapi_ib_qp_to_error(void *qp)
+int kapi_ib_qp_to_error(struct ib_qp *qp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
@@ -158,8 +156,8 @@ static void kapi_ib_qp_event(struct ib_event *event, void *context)
 }
 
 /* KAPI: process context. */
-int kapi_rdma_create_qp(void *cm_id, void *pd, void *cq, unsigned int max_send_wr, unsigned int max_recv_wr,
-			unsigned int max_send_sge, unsigned int max_recv_sge, void *context)
+int kapi_rdma_create_qp(struct rdma_cm_id *cm_id, struct ib_pd *pd, struct ib_cq *cq, unsigned int max_send_wr,
+			unsigned int max_recv_wr, unsigned int max_send_sge, unsigned int max_recv_sge, void *context)
 {
 	struct ib_qp_init_attr attr = {
 		.event_handler = kapi_ib_qp_event, .qp_context = context, .send_cq = cq, .recv_cq = cq,
@@ -171,13 +169,13 @@ int kapi_rdma_create_qp(void *cm_id, void *pd, void *cq, unsigned int max_send_w
 	return rdma_create_qp(cm_id, pd, &attr);
 }
 
-void kapi_rdma_destroy_qp(void *cm_id)
+void kapi_rdma_destroy_qp(struct rdma_cm_id *cm_id)
 {
 	rdma_destroy_qp(cm_id);
 }
 
 /* KAPI: process context, sleeps until all posted WRs are flushed. */
-void kapi_ib_drain_qp(void *qp)
+void kapi_ib_drain_qp(struct ib_qp *qp)
 {
 	ib_drain_qp(qp);
 }
@@ -189,13 +187,13 @@ static void kapi_ib_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
 			 wc->ex.invalidate_rkey, wc->wc_flags);
 }
 
-void kapi_ib_cqe_init(void *cqe)
+void kapi_ib_cqe_init(struct ib_cqe *cqe)
 {
-	((struct ib_cqe *)cqe)->done = kapi_ib_cqe_done;
+	cqe->done = kapi_ib_cqe_done;
 }
 
 /* KAPI: any context; never sleeps. */
-int kapi_ib_post_recv(void *qp, void *cqe, const struct kapi_ib_sge *sge, int num_sge)
+int kapi_ib_post_recv(struct ib_qp *qp, struct ib_cqe *cqe, const struct kapi_ib_sge *sge, int num_sge)
 {
 	struct ib_recv_wr wr = { .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge };
 
@@ -203,7 +201,7 @@ int kapi_ib_post_recv(void *qp, void *cqe, const struct kapi_ib_sge *sge, int nu
 }
 
 /* @ex is the immediate (raw big-endian) or the rkey to invalidate: one union. */
-int kapi_ib_post_send(void *qp, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+int kapi_ib_post_send(struct ib_qp *qp, struct ib_cqe *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
 		      unsigned int flags, unsigned int ex)
 {
 	struct ib_send_wr wr = { .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge,
@@ -212,8 +210,9 @@ int kapi_ib_post_send(void *qp, void *cqe, const struct kapi_ib_sge *sge, int nu
 	return ib_post_send(qp, &wr, NULL);
 }
 
-int kapi_ib_post_rdma(void *qp, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
-		      unsigned int flags, unsigned long long remote_addr, unsigned int rkey, unsigned int imm_raw)
+int kapi_ib_post_rdma(struct ib_qp *qp, struct ib_cqe *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+		      unsigned int flags, unsigned long long remote_addr, unsigned int rkey,
+		      unsigned int imm_raw)
 {
 	struct ib_rdma_wr wr = {
 		.wr = { .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge, .opcode = opcode,
@@ -224,17 +223,17 @@ int kapi_ib_post_rdma(void *qp, void *cqe, const struct kapi_ib_sge *sge, int nu
 	return ib_post_send(qp, &wr.wr, NULL);
 }
 
-int kapi_ib_post_reg_mr(void *qp, void *cqe, void *mr, int access, unsigned int flags)
+int kapi_ib_post_reg_mr(struct ib_qp *qp, struct ib_cqe *cqe, struct ib_mr *mr, int access, unsigned int flags)
 {
 	struct ib_reg_wr wr = {
 		.wr = { .wr_cqe = cqe, .opcode = IB_WR_REG_MR, .send_flags = flags },
-		.mr = mr, .key = ((struct ib_mr *)mr)->rkey, .access = access,
+		.mr = mr, .key = mr->rkey, .access = access,
 	};
 
 	return ib_post_send(qp, &wr.wr, NULL);
 }
 
-int kapi_ib_post_local_inv(void *qp, void *cqe, unsigned int rkey, unsigned int flags)
+int kapi_ib_post_local_inv(struct ib_qp *qp, struct ib_cqe *cqe, unsigned int rkey, unsigned int flags)
 {
 	struct ib_send_wr wr = { .wr_cqe = cqe, .opcode = IB_WR_LOCAL_INV, .send_flags = flags,
 				 .ex.invalidate_rkey = rkey };
@@ -249,7 +248,8 @@ union kapi_ib_chain_wr {
 };
 static_assert(KABI_SIZEOF_IB_CHAIN_WR == sizeof(union kapi_ib_chain_wr));
 
-void kapi_ib_chain_send(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
+void kapi_ib_chain_send(struct ib_send_wr *slot, struct ib_send_wr *next, struct ib_cqe *cqe,
+			const struct kapi_ib_sge *sge, int num_sge, int opcode,
 			unsigned int flags, unsigned int ex)
 {
 	((union kapi_ib_chain_wr *)slot)->send = (struct ib_send_wr){
@@ -257,8 +257,10 @@ void kapi_ib_chain_send(void *slot, void *next, void *cqe, const struct kapi_ib_
 		.opcode = opcode, .send_flags = flags, .ex.invalidate_rkey = ex };
 }
 
-void kapi_ib_chain_rdma(void *slot, void *next, void *cqe, const struct kapi_ib_sge *sge, int num_sge, int opcode,
-			unsigned int flags, unsigned long long remote_addr, unsigned int rkey, unsigned int imm_raw)
+void kapi_ib_chain_rdma(struct ib_send_wr *slot, struct ib_send_wr *next, struct ib_cqe *cqe,
+			const struct kapi_ib_sge *sge, int num_sge, int opcode,
+			unsigned int flags, unsigned long long remote_addr, unsigned int rkey,
+			unsigned int imm_raw)
 {
 	((union kapi_ib_chain_wr *)slot)->rdma = (struct ib_rdma_wr){
 		.wr = { .next = next, .wr_cqe = cqe, .sg_list = (struct ib_sge *)sge, .num_sge = num_sge,
@@ -266,28 +268,30 @@ void kapi_ib_chain_rdma(void *slot, void *next, void *cqe, const struct kapi_ib_
 		.remote_addr = remote_addr, .rkey = rkey };
 }
 
-void kapi_ib_chain_reg_mr(void *slot, void *next, void *cqe, void *mr, int access, unsigned int flags)
+void kapi_ib_chain_reg_mr(struct ib_send_wr *slot, struct ib_send_wr *next, struct ib_cqe *cqe, struct ib_mr *mr,
+			  int access, unsigned int flags)
 {
 	((union kapi_ib_chain_wr *)slot)->reg = (struct ib_reg_wr){
 		.wr = { .next = next, .wr_cqe = cqe, .opcode = IB_WR_REG_MR, .send_flags = flags },
-		.mr = mr, .key = ((struct ib_mr *)mr)->rkey, .access = access };
+		.mr = mr, .key = mr->rkey, .access = access };
 }
 
-void kapi_ib_chain_local_inv(void *slot, void *next, void *cqe, unsigned int rkey, unsigned int flags)
+void kapi_ib_chain_local_inv(struct ib_send_wr *slot, struct ib_send_wr *next, struct ib_cqe *cqe, unsigned int rkey,
+			     unsigned int flags)
 {
 	((union kapi_ib_chain_wr *)slot)->send = (struct ib_send_wr){
 		.next = next, .wr_cqe = cqe, .opcode = IB_WR_LOCAL_INV, .send_flags = flags,
 		.ex.invalidate_rkey = rkey };
 }
 
-void kapi_ib_chain_link(void *slot, void *next)
+void kapi_ib_chain_link(struct ib_send_wr *slot, struct ib_send_wr *next)
 {
 	((union kapi_ib_chain_wr *)slot)->send.next = next;
 }
 
-int kapi_ib_post_chain(void *qp, void *first, const void **bad)
+int kapi_ib_post_chain(struct ib_qp *qp, struct ib_send_wr *first, const struct ib_send_wr **bad)
 {
-	return ib_post_send(qp, first, (const struct ib_send_wr **)bad);
+	return ib_post_send(qp, first, bad);
 }
 
 const char *kapi_ib_wc_status_msg(int status)

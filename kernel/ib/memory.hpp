@@ -85,7 +85,7 @@ public:
     // (chained tables followed) covering exactly `data_length` bytes, the
     // last entry cut to fit: the pages stay where they are, only the table
     // is copied. EINVAL if the list is shorter or does not cover the length.
-    Result<void> copy_from(void* caller, u32 count, u32 data_length);
+    Result<void> copy_from(scatterlist* caller, u32 count, u32 data_length);
     // ib_dma_map_sg; returns the number of DMA segments.
     Result<int> map(Device device, DmaDirection direction);
     void unmap();
@@ -94,11 +94,12 @@ public:
     int dma_nents() const { return dma_nents_; }
     u64 dma_address(u32 index) const { return kapi_sg_dma_address(entry(index)); }
     u32 dma_length(u32 index) const { return kapi_sg_dma_len(entry(index)); }
-    void* raw() const { return table_; }
+    scatterlist* raw() const { return reinterpret_cast<scatterlist*>(table_); }
 
 private:
-    void* entry(u32 index) const { return kapi_sg_entry(table_, index); }
+    scatterlist* entry(u32 index) const { return kapi_sg_entry(raw(), index); }
 
+    // capacity_ entries of KABI_SIZEOF_SCATTERLIST bytes each.
     u8* table_ = nullptr;
     u32 capacity_;
     u32 nents_ = 0;
@@ -158,8 +159,10 @@ public:
     Sge sge(size_t offset, u32 length) const { return Sge{iova() + offset, length, lkey()}; }
 
 private:
+    scatterlist* one_sg() { return reinterpret_cast<scatterlist*>(one_sg_); }
+
     RefPtr<ProtectionDomain> pd_;
-    void* mr_ = nullptr;
+    ib_mr* mr_ = nullptr;
     u32 max_pages_;
     alignas(KABI_ALIGNOF_SCATTERLIST) u8 one_sg_[KABI_SIZEOF_SCATTERLIST];
 };
@@ -176,13 +179,13 @@ public:
 
     void invalidate(u32 rkey, Completion* done, SendFlags flags)
     {
-        if (void* slot = next_slot())
+        if (ib_send_wr* slot = next_slot())
             kapi_ib_chain_local_inv(slot, after(slot), cqe(done), rkey, flags);
     }
     // REG_MR of region with its current key (see MemoryRegion::post_register).
     void register_region(MemoryRegion& region, Access access, Completion* done, SendFlags flags)
     {
-        if (void* slot = next_slot())
+        if (ib_send_wr* slot = next_slot())
             kapi_ib_chain_reg_mr(slot, after(slot), cqe(done), region.mr_, int(access), flags);
     }
     void write(Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags)
@@ -210,19 +213,19 @@ public:
             return Error(cxxrt::err::kInval);
         // Each WR was added pointing at the next slot; the last one ends it.
         kapi_ib_chain_link(slot(count_ - 1), nullptr);
-        const void* bad = nullptr;
+        const ib_send_wr* bad = nullptr;
         const int error = kapi_ib_post_chain(qp.raw(), slot(0), &bad);
         if (error == 0)
             posted_ = count_;
         else if (bad)
-            posted_ = u32((static_cast<const u8*>(bad) - slots_[0]) / KABI_SIZEOF_IB_CHAIN_WR);
+            posted_ = u32((reinterpret_cast<const u8*>(bad) - slots_[0]) / KABI_SIZEOF_IB_CHAIN_WR);
         return cxxrt::to_result(error);
     }
     u32 posted() const { return posted_; }
 
 private:
-    void* slot(u32 index) { return slots_[index]; }
-    void* next_slot()
+    ib_send_wr* slot(u32 index) { return reinterpret_cast<ib_send_wr*>(slots_[index]); }
+    ib_send_wr* next_slot()
     {
         if (count_ == kMaxWorkRequests) {
             overflow_ = true;
@@ -231,16 +234,19 @@ private:
         return slot(count_++);
     }
     // The slot after this one (linked now, ended by post()).
-    void* after(void* slot) { return static_cast<u8*>(slot) + KABI_SIZEOF_IB_CHAIN_WR; }
-    static void* cqe(Completion* done) { return done ? done->cqe() : nullptr; }
+    ib_send_wr* after(ib_send_wr* slot)
+    {
+        return reinterpret_cast<ib_send_wr*>(reinterpret_cast<u8*>(slot) + KABI_SIZEOF_IB_CHAIN_WR);
+    }
+    static ib_cqe* cqe(Completion* done) { return done ? done->cqe() : nullptr; }
     void send(int opcode, Span<const Sge> sges, Completion* done, SendFlags flags, u32 ex)
     {
-        if (void* slot = next_slot())
+        if (ib_send_wr* slot = next_slot())
             kapi_ib_chain_send(slot, after(slot), cqe(done), sges.data(), int(sges.size()), opcode, flags, ex);
     }
     void rdma(int opcode, Span<const Sge> sges, RemoteBuffer remote, Completion* done, SendFlags flags, u32 imm_raw)
     {
-        if (void* slot = next_slot())
+        if (ib_send_wr* slot = next_slot())
             kapi_ib_chain_rdma(slot, after(slot), cqe(done), sges.data(), int(sges.size()), opcode, flags,
                                remote.addr, remote.rkey, imm_raw);
     }

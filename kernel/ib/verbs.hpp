@@ -36,13 +36,13 @@ public:
     ~ProtectionDomain();
 
     Device device() const { return device_; }
-    void* raw() const { return raw_; }
+    ib_pd* raw() const { return raw_; }
     // The lkey for SGEs of memory mapped with DmaBuffer/ScatterList.
     u32 local_dma_lkey() const { return kapi_ib_pd_local_dma_lkey(raw_); }
 
 private:
     Device device_;
-    void* raw_ = nullptr;
+    ib_pd* raw_ = nullptr;
 };
 
 class CompletionQueue final : cxxrt::Pinned {
@@ -79,15 +79,16 @@ public:
     int poll_direct(int budget);
     int size() const { return size_; }
     PollContext poll_context() const { return poll_; }
-    void* raw() const { return raw_; }
+    ib_cq* raw() const { return raw_; }
 
     // Upcalls of a kSoftirq CQ (kapi-rdma-verbs.c): a completion event,
     // and one irq_poll run (softirq) that reaps up to budget completions.
     void on_event();
     int on_irq_poll(int budget);
-    static CompletionQueue* from_irq_poll(void* iop)
+    static CompletionQueue* from_irq_poll(irq_poll* iop)
     {
-        return reinterpret_cast<CompletionQueue*>(static_cast<u8*>(iop) - __builtin_offsetof(CompletionQueue, irq_poll_));
+        return reinterpret_cast<CompletionQueue*>(reinterpret_cast<u8*>(iop) -
+                                                  __builtin_offsetof(CompletionQueue, irq_poll_));
     }
 
 private:
@@ -103,7 +104,11 @@ private:
     alignas(KABI_ALIGNOF_IRQ_POLL) u8 irq_poll_[KABI_SIZEOF_IRQ_POLL];
     // One run's batch (runs of one irq_poll never overlap).
     alignas(KABI_ALIGNOF_IB_WC) u8 wcs_[kPollBatch * KABI_SIZEOF_IB_WC];
-    void* raw_ = nullptr;
+    // The irq_poll_ storage as the boundary takes it.
+    irq_poll* iop() { return reinterpret_cast<irq_poll*>(irq_poll_); }
+    ib_wc* wc(int index) { return reinterpret_cast<ib_wc*>(wcs_ + size_t(index) * KABI_SIZEOF_IB_WC); }
+
+    ib_cq* raw_ = nullptr;
     bool irq_poll_ready_ = false;
     int size_;
     PollContext poll_;
@@ -180,7 +185,7 @@ public:
     Result<void> move_to_error() { return cxxrt::to_result(kapi_ib_qp_to_error(qp_)); }
 
     const QueuePairConfig& config() const { return config_; }
-    void* raw() const { return qp_; }
+    ib_qp* raw() const { return qp_; }
 
 private:
     Result<void> send(Completion* done, Span<const Sge> sges, int opcode, SendFlags flags, u32 ex)
@@ -196,7 +201,7 @@ private:
     }
 
     CmId& cm_id_;
-    void* qp_ = nullptr;
+    ib_qp* qp_ = nullptr;
     QueuePairConfig config_;
 };
 

@@ -14,16 +14,13 @@
 struct rtrs_client_session *rtrs_client_open(const struct rtrs_client_callbacks *callbacks,
 					     const struct rtrs_client_open_params *params)
 {
-	struct rtrs_client_session *session = NULL;
-	int rc;
+	struct rtrs_client_session *session;
 
 	if (!try_module_get(THIS_MODULE))
 		return ERR_PTR(-ENODEV);
-	rc = rtrs_clt_cxx_open(callbacks, params, &session);
-	if (rc) {
+	session = rtrs_clt_cxx_open(callbacks, params);
+	if (IS_ERR(session))
 		module_put(THIS_MODULE);
-		return ERR_PTR(rc);
-	}
 	return session;
 }
 EXPORT_SYMBOL_GPL(rtrs_client_open);

@@ -21,11 +21,11 @@ void rtrs_clt_cxx_exit(void) KAPI_NOEXCEPT;
 
 /*
  * Behind rtrs_client_open/close (include/rtrs/rtrs-api.h), whose C side
- * holds the module reference: open returns 0 and the session in *session,
- * or a negative errno. The rest of that API is defined in C++ directly.
+ * holds the module reference: open returns the session or an ERR_PTR, as
+ * rtrs_client_open does. The rest of that API is defined in C++ directly.
  */
-int rtrs_clt_cxx_open(const struct rtrs_client_callbacks *callbacks, const struct rtrs_client_open_params *params,
-		      struct rtrs_client_session **session) KAPI_NOEXCEPT;
+struct rtrs_client_session *rtrs_clt_cxx_open(const struct rtrs_client_callbacks *callbacks,
+					      const struct rtrs_client_open_params *params) KAPI_NOEXCEPT;
 void rtrs_clt_cxx_close(struct rtrs_client_session *session) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 // rtrs-client: module lifecycle and the exported C API: the rtrs_client_*
 // functions of include/rtrs/rtrs-api.h are defined here (rtrs-clt-export.c
 // exports them, and wraps open and close in the module reference).
+#include <cxxrt/foreign.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/module-api.h>
 #include "rtrs/client/rtrs-clt-upcalls.h"
@@ -14,9 +15,6 @@ namespace {
 // pinned, so it outlives every path that queues work on it.
 constinit cxxrt::Workqueue* g_workqueue = nullptr;
 constinit SessionNames* g_session_names = nullptr;
-
-Session* session_of(rtrs_client_session* session) { return reinterpret_cast<Session*>(session); }
-Permit* permit_of(rtrs_client_permit* permit) { return reinterpret_cast<Permit*>(permit); }
 }  // namespace
 
 constinit Faults g_faults = {};
@@ -29,6 +27,12 @@ u64 now_ns() { return cxxrt::monotonic_ns(); }
 }  // namespace rtrs::clt
 
 using namespace rtrs::clt;
+
+// The handles of include/rtrs/rtrs-api.h are the objects' addresses.
+CXXRT_FOREIGN_HANDLE(rtrs_client_session, rtrs::clt::Session);
+CXXRT_FOREIGN_HANDLE(rtrs_client_permit, rtrs::clt::Permit);
+using cxxrt::from_handle;
+using cxxrt::to_handle;
 
 extern "C" int rtrs_clt_cxx_init(void) noexcept
 {
@@ -91,21 +95,17 @@ extern "C" void rtrs_clt_cxx_exit(void) noexcept
     cxxrt::log::info("unloaded");
 }
 
-extern "C" int rtrs_clt_cxx_open(const rtrs_client_callbacks* callbacks, const rtrs_client_open_params* params,
-                                 rtrs_client_session** session) noexcept
+extern "C" rtrs_client_session* rtrs_clt_cxx_open(const rtrs_client_callbacks* callbacks,
+                                                  const rtrs_client_open_params* params) noexcept
 {
-    if (!callbacks || !params || !session)
-        return -cxxrt::err::kInval;
-    auto opened = Session::open(*callbacks, *params);
-    if (!opened)
-        return opened.to_errno();
-    *session = reinterpret_cast<rtrs_client_session*>(opened.value());
-    return 0;
+    if (!callbacks || !params)
+        return cxxrt::err_ptr<rtrs_client_session>(cxxrt::Error(cxxrt::err::kInval));
+    return cxxrt::to_handle_or_err_ptr(Session::open(*callbacks, *params));
 }
 
 extern "C" void rtrs_clt_cxx_close(rtrs_client_session* session) noexcept
 {
-    Session* s = session_of(session);
+    Session* s = from_handle(session);
     if (!s)
         return;
     s->close();
@@ -116,7 +116,7 @@ extern "C" int rtrs_client_query(rtrs_client_session* session, rtrs_client_attri
 {
     if (!session || !attributes)
         return -cxxrt::err::kInval;
-    session_of(session)->query(*attributes);
+    from_handle(session)->query(*attributes);
     return 0;
 }
 
@@ -124,7 +124,7 @@ extern "C" rtrs_client_permit* rtrs_client_get_permit(rtrs_client_session* sessi
 {
     if (!session)
         return nullptr;
-    return reinterpret_cast<rtrs_client_permit*>(session_of(session)->get_permit(wait));
+    return to_handle(from_handle(session)->get_permit(wait));
 }
 
 extern "C" int rtrs_client_get_permit_timeout(rtrs_client_session* session, unsigned int timeout_ms,
@@ -132,22 +132,22 @@ extern "C" int rtrs_client_get_permit_timeout(rtrs_client_session* session, unsi
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
-    auto got = session_of(session)->get_permit_within(timeout_ms);
+    auto got = from_handle(session)->get_permit_within(timeout_ms);
     if (got.is_error())
         return got.to_errno();
-    *permit = reinterpret_cast<rtrs_client_permit*>(got.value());
+    *permit = to_handle(got.value());
     return 0;
 }
 
 extern "C" void rtrs_client_put_permit(rtrs_client_session* session, rtrs_client_permit* permit) noexcept
 {
     if (session && permit)
-        session_of(session)->put_permit(*permit_of(permit));
+        from_handle(session)->put_permit(*from_handle(permit));
 }
 
 extern "C" void* rtrs_client_permit_header(rtrs_client_permit* permit) noexcept
 {
-    return permit ? permit_of(permit)->user_header : nullptr;
+    return permit ? from_handle(permit)->user_header : nullptr;
 }
 
 extern "C" int rtrs_client_request(rtrs_client_session* session, rtrs_client_permit* permit,
@@ -157,8 +157,8 @@ extern "C" int rtrs_client_request(rtrs_client_session* session, rtrs_client_per
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
-    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
-                                        done, done_context);
+    return from_handle(session)->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length,
+                                       done, done_context);
 }
 
 extern "C" int rtrs_client_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
@@ -169,26 +169,26 @@ extern "C" int rtrs_client_request_polled(rtrs_client_session* session, rtrs_cli
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
-    return session_of(session)->request(*permit_of(permit), direction, header_length, sg, sg_count, data_length,
-                                        done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
+    return from_handle(session)->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length,
+                                       done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
 }
 
 extern "C" int rtrs_client_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept
 {
     if (!session)
         return -cxxrt::err::kInval;
-    return session_of(session)->poll(poll_queue);
+    return from_handle(session)->poll(poll_queue);
 }
 
 extern "C" int rtrs_client_set_io_hold_timeout(rtrs_client_session* session, unsigned int timeout_ms) noexcept
 {
     if (!session)
         return -cxxrt::err::kInval;
-    return session_of(session)->set_io_hold_timeout(timeout_ms).to_errno();
+    return from_handle(session)->set_io_hold_timeout(timeout_ms).to_errno();
 }
 
 extern "C" void rtrs_client_abort(rtrs_client_session* session, rtrs_client_permit* permit, int final) noexcept
 {
     if (session && permit)
-        session_of(session)->abort(*permit_of(permit), final != 0);
+        from_handle(session)->abort(*from_handle(permit), final != 0);
 }

@@ -275,7 +275,7 @@ void Context::path_closed(Path& path)
     if (last) {
         session.sysfs.remove();
         if (session.announced && callbacks_.link_event)
-            callbacks_.link_event(reinterpret_cast<rtrs_server_session*>(&session),
+            callbacks_.link_event(cxxrt::to_handle(&session),
                                   RTRS_SERVER_LINK_DISCONNECTED, session.user_context);
         destroy(&session);
     }

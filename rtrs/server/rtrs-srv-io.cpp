@@ -358,7 +358,7 @@ void Path::process_io(ServerIo& io)
         record_request(stats, io.is_read ? Direction::kRead : Direction::kWrite, u64(data_length) + view.usr_len);
     });
     const rtrs_server_callbacks& callbacks = session_.context().callbacks();
-    int rc = callbacks.io(session_.user_context, reinterpret_cast<rtrs_server_io*>(&io),
+    int rc = callbacks.io(session_.user_context, cxxrt::to_handle(&io),
                           io.is_read ? RTRS_READ : RTRS_WRITE, chunk.data(), data_length, view.usr.data(),
                           u32(view.usr.size()));
     if (rc < 0)

@@ -355,8 +355,7 @@ void Path::announce_session()
         }
     }
     if (announce && context.callbacks().link_event)
-        context.callbacks().link_event(reinterpret_cast<rtrs_server_session*>(&session_), RTRS_SERVER_LINK_CONNECTED,
-                                       session_.user_context);
+        context.callbacks().link_event(cxxrt::to_handle(&session_), RTRS_SERVER_LINK_CONNECTED, session_.user_context);
 }
 
 void Path::send_heartbeat()

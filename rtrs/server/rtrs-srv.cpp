@@ -224,31 +224,41 @@ extern "C" void rtrs_srv_cxx_exit(void) noexcept
     log::info("unloaded");
 }
 
-extern "C" rtrs_server_context* rtrs_server_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
+namespace {
+
+// A context listening on port, for rtrs_server_open.
+Result<Context*> open_context(const rtrs_server_callbacks* callbacks, unsigned short port)
 {
     if (!callbacks || !callbacks->io)
-        return reinterpret_cast<rtrs_server_context*>(long(-err::kInval));
+        return Error(err::kInval);
     Context* context = allocate<Context>(Gfp::kernel(), *callbacks, port);
     if (!context)
-        return reinterpret_cast<rtrs_server_context*>(long(-err::kNoMem));
+        return Error(err::kNoMem);
     auto listening = context->listen();
     if (listening.is_error()) {
         destroy(context);
-        return reinterpret_cast<rtrs_server_context*>(long(listening.to_errno()));
+        return listening.error();
     }
-    return reinterpret_cast<rtrs_server_context*>(context);
+    return context;
+}
+
+}  // namespace
+
+extern "C" rtrs_server_context* rtrs_server_open(const rtrs_server_callbacks* callbacks, unsigned short port) noexcept
+{
+    return to_handle_or_err_ptr(open_context(callbacks, port));
 }
 
 extern "C" void rtrs_server_close(rtrs_server_context* handle) noexcept
 {
-    auto* context = reinterpret_cast<Context*>(handle);
+    auto* context = from_handle(handle);
     context->shut_down();
     destroy(context);
 }
 
 extern "C" void rtrs_server_set_session_context(rtrs_server_session* handle, void* user_context) noexcept
 {
-    reinterpret_cast<Session*>(handle)->user_context = user_context;
+    from_handle(handle)->user_context = user_context;
 }
 
 extern "C" int rtrs_server_session_name(rtrs_server_session* handle, char* buffer, unsigned int size) noexcept
@@ -256,7 +266,7 @@ extern "C" int rtrs_server_session_name(rtrs_server_session* handle, char* buffe
     if (!size)
         return -err::kInval;
     cxxrt::TextBuffer text(cxxrt::Span<char>(buffer, size));
-    text.append(cxxrt::StringView(reinterpret_cast<Session*>(handle)->name()));
+    text.append(cxxrt::StringView(from_handle(handle)->name()));
     return int(text.length());
 }
 
@@ -272,7 +282,7 @@ extern "C" unsigned int rtrs_server_chunk_size(rtrs_server_session*) noexcept
 
 extern "C" void rtrs_server_close_session(rtrs_server_session* handle) noexcept
 {
-    auto* session = reinterpret_cast<Session*>(handle);
+    auto* session = from_handle(handle);
     MutexGuard guard(session->context().mutex());
     for (Path& path : session->paths)
         path.schedule_close("closed by the server's user");
@@ -281,7 +291,7 @@ extern "C" void rtrs_server_close_session(rtrs_server_session* handle) noexcept
 extern "C" int rtrs_server_session_client_addresses(rtrs_server_session* handle, rtrs_address* out,
                                                     unsigned int max) noexcept
 {
-    auto* session = reinterpret_cast<Session*>(handle);
+    auto* session = from_handle(handle);
     MutexGuard guard(session->context().mutex());
     unsigned int count = 0;
     for (Path& path : session->paths) {
@@ -294,6 +304,6 @@ extern "C" int rtrs_server_session_client_addresses(rtrs_server_session* handle,
 
 extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
 {
-    auto* io = reinterpret_cast<ServerIo*>(handle);
+    auto* io = from_handle(handle);
     io->path->respond(*io, error);
 }

@@ -32,6 +32,7 @@
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/debugfs.hpp>
 #include <cxxrt/drain.hpp>
+#include <cxxrt/foreign.hpp>
 #include <cxxrt/time.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
@@ -466,3 +467,8 @@ private:
 };
 
 }  // namespace rtrs::srv
+
+// The handles of include/rtrs/rtrs-api.h are the objects' addresses.
+CXXRT_FOREIGN_HANDLE(rtrs_server_context, rtrs::srv::Context);
+CXXRT_FOREIGN_HANDLE(rtrs_server_session, rtrs::srv::Session);
+CXXRT_FOREIGN_HANDLE(rtrs_server_io, rtrs::srv::ServerIo);

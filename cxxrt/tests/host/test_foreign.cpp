@@ -61,3 +61,50 @@ TEST(Foreign, EmptyCrossesAsNull)
     EXPECT_FALSE(cxxrt::from_foreign<cxxrt::RefPtr<Reply>>(nullptr));
     EXPECT_EQ(cxxrt::borrow_foreign<cxxrt::RefPtr<Reply>>(nullptr), nullptr);
 }
+
+namespace {
+
+struct ApiSession;  // as a C API declares it: never defined
+struct ApiPermit;
+
+struct Session {
+    int value = 3;
+};
+struct Permit {
+    int value = 5;
+};
+
+}  // namespace
+
+CXXRT_FOREIGN_HANDLE(ApiSession, Session);
+CXXRT_FOREIGN_HANDLE(ApiPermit, Permit);
+
+TEST(ForeignHandle, RoundTripIsTheObjectsAddress)
+{
+    Session session;
+    Permit permit;
+    ApiSession* session_handle = cxxrt::to_handle(&session);
+    ApiPermit* permit_handle = cxxrt::to_handle(&permit);
+    EXPECT_EQ(static_cast<void*>(session_handle), static_cast<void*>(&session));
+    EXPECT_EQ(cxxrt::from_handle(session_handle), &session);
+    EXPECT_EQ(cxxrt::from_handle(permit_handle)->value, 5);
+    EXPECT_EQ(cxxrt::from_handle(static_cast<ApiSession*>(nullptr)), nullptr);
+    EXPECT_EQ(cxxrt::to_handle(static_cast<Permit*>(nullptr)), nullptr);
+}
+
+TEST(ForeignHandle, ErrPtrCarriesTheNegativeErrno)
+{
+    ApiSession* failed = cxxrt::err_ptr<ApiSession>(cxxrt::Error(cxxrt::err::kInval));
+    EXPECT_EQ(reinterpret_cast<long>(failed), -long(cxxrt::err::kInval));
+    // IS_ERR: the top page (the last 4095 addresses) holds errors only.
+    EXPECT_GE(reinterpret_cast<unsigned long>(failed), static_cast<unsigned long>(-4095L));
+}
+
+TEST(ForeignHandle, ResultBecomesHandleOrErrPtr)
+{
+    Session session;
+    cxxrt::Result<Session*> opened(&session);
+    EXPECT_EQ(cxxrt::to_handle_or_err_ptr(opened), cxxrt::to_handle(&session));
+    cxxrt::Result<Session*> refused(cxxrt::Error(cxxrt::err::kNoMem));
+    EXPECT_EQ(reinterpret_cast<long>(cxxrt::to_handle_or_err_ptr(refused)), -long(cxxrt::err::kNoMem));
+}

@@ -11,6 +11,7 @@
 // Naming follows the verbs (send queue, work request, SGE, rkey).
 #pragma once
 
+#include <cxxrt/callback.hpp>
 #include <cxxrt/endian.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
@@ -57,11 +58,9 @@ enum class PollContext : int {
 // and whether the caller polled (kDirect) rather than an interrupt
 // (kSoftirq); the RTRS stats count batches with it (stats/wc_completion).
 // Runs in the poll's context, after the batch's handlers. Not called for
-// kWorkqueue CQs (the core reaps those).
-struct BatchObserver {
-    void (*reaped)(void* context, u32 completions, bool polled) = nullptr;
-    void* context = nullptr;
-};
+// kWorkqueue CQs (the core reaps those). Made as {fn, context}, fn being
+// void fn(void* context, u32 completions, bool polled).
+using BatchObserver = cxxrt::CallbackWith<u32, bool>;
 
 // Send flags of a work request (bit set of KABI_IB_SEND_*).
 enum SendFlags : u32 {
@@ -130,9 +129,9 @@ constexpr u32 imm_to_wire(u32 host) { return swap_be32(host); }
 // Handlers run in the CQ's poll context (softirq for PollContext::kSoftirq).
 class Completion : cxxrt::Pinned {
 public:
-    using Handler = void (*)(void* owner, const WorkCompletion& wc);
+    using Handler = cxxrt::CallbackWith<const WorkCompletion&>::Fn;
 
-    Completion(Handler handler, void* owner) : handler_(handler), owner_(owner) { kapi_ib_cqe_init(cqe()); }
+    Completion(Handler handler, void* owner) : handler_(handler, owner) { kapi_ib_cqe_init(cqe()); }
 
     template <typename T, void (T::*Method)(const WorkCompletion&)>
     static void member(void* owner, const WorkCompletion& wc)
@@ -141,19 +140,18 @@ public:
     }
 
     ib_cqe* cqe() { return reinterpret_cast<ib_cqe*>(cqe_); }
-    void* owner() const { return owner_; }
+    void* owner() const { return handler_.context(); }
 
     // From rtrs_cxx_wc_done (the C upcall): back from cqe storage to us.
     static Completion* from_cqe(ib_cqe* cqe)
     {
         return reinterpret_cast<Completion*>(reinterpret_cast<u8*>(cqe) - __builtin_offsetof(Completion, cqe_));
     }
-    void dispatch(const WorkCompletion& wc) { handler_(owner_, wc); }
+    void dispatch(const WorkCompletion& wc) { handler_.call(wc); }
 
 private:
     alignas(KABI_ALIGNOF_IB_CQE) u8 cqe_[KABI_SIZEOF_IB_CQE];
-    Handler handler_;
-    void* owner_;
+    cxxrt::CallbackWith<const WorkCompletion&> handler_;
 };
 
 struct DeviceAttrs {

@@ -97,8 +97,8 @@ private:
     int reap(int budget);
     void observe(int reaped, bool polled) const
     {
-        if (reaped > 0 && observer_.reaped)
-            observer_.reaped(observer_.context, u32(reaped), polled);
+        if (reaped > 0 && observer_)
+            observer_.call(u32(reaped), polled);
     }
 
     alignas(KABI_ALIGNOF_IRQ_POLL) u8 irq_poll_[KABI_SIZEOF_IRQ_POLL];

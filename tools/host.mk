@@ -8,7 +8,7 @@ BUILD := build/host
 FUZZ_SECONDS ?= 20
 
 HOST_INCLUDES := -Icxxrt/tests/host/include -Icxxrt/include -Iinclude -I.
-HOST_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -Wall -Wextra -Werror -Wno-unused-parameter \
+HOST_FLAGS := -std=gnu++20 -DCXXRT_HOST -DCXXRT_DEBUG $(HOST_INCLUDES) -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fno-exceptions -fno-rtti -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # Kernel-independent sources: they must build for the kernel and the host
@@ -42,7 +42,7 @@ $(BUILD)/unit-tests: $(HOST_OBJECTS)
 host-tests: $(BUILD)/unit-tests rnbdctl
 	$(BUILD)/unit-tests --gtest_brief=1
 
-FUZZ_FLAGS := -std=gnu++20 -DCXXRT_HOST $(HOST_INCLUDES) -g -O1 -fno-exceptions -fno-rtti \
+FUZZ_FLAGS := -std=gnu++20 -DCXXRT_HOST -DCXXRT_DEBUG $(HOST_INCLUDES) -g -O1 -fno-exceptions -fno-rtti \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_BINARIES := $(foreach f,$(FUZZ_TARGETS),$(BUILD)/fuzz/$(basename $(notdir $(f))))
 

@@ -27,10 +27,13 @@ cxx-include-flags := -I$(src)/include -I$(src)/cxxrt/include -I$(src) -I$(obj)/g
 # The kernel's sanitizer flags reach C through c_flags only; give C++ the
 # same instrumentation when a debug kernel enables them.
 cxx-sanitizer-flags = $(if $(CONFIG_KASAN),$(CFLAGS_KASAN)) $(if $(CONFIG_UBSAN),$(CFLAGS_UBSAN))
+# A KASAN kernel is the debug lane's: cxxrt's debug-only checks are on
+# there (CXXRT_DEBUG_ASSERT), off in the release build.
+cxx-debug-flags = $(if $(CONFIG_KASAN),-DCXXRT_DEBUG)
 
 cxx_flags = -Wp,-MMD,$(depfile) \
 	$(filter-out $(cxx-c-only-flags),$(KBUILD_CFLAGS) $(KBUILD_CFLAGS_MODULE)) \
-	$(cxx-subset-flags) $(cxx-sanitizer-flags) \
+	$(cxx-subset-flags) $(cxx-sanitizer-flags) $(cxx-debug-flags) \
 	$(cxx-include-flags)
 
 # C++ puts inline functions and template instances in COMDAT groups, and

@@ -48,19 +48,20 @@ public:
     template <typename Make>
     static Result<Array> create(Gfp gfp, u32 count, Make&& make)
     {
-        size_t bytes = 0;
-        if (__builtin_mul_overflow(size_t(count), sizeof(T), &bytes))
-            return Error(err::kNoMem);
-        // Zeroed like allocate_array: members a constructor leaves alone read 0.
-        void* memory = detail::counted_alloc(alloc_counter<T[]>, bytes, gfp.zeroed());
-        if (!memory)
-            return Error(err::kNoMem);
-        Array array;
-        array.items_ = static_cast<T*>(memory);
+        Array array = CXXRT_TRY(allocate(gfp, count));
         for (u32 i = 0; i < count; ++i) {
             new (static_cast<void*>(array.items_ + i)) T(make(i));
             array.count_ = i + 1;
         }
+        return array;
+    }
+    // count elements of a trivial T (bytes, C structs) left as the zeroed
+    // allocation made them: no pass over the memory (a buffer of megabytes).
+    static Result<Array> create_zeroed(Gfp gfp, u32 count)
+    {
+        static_assert(__is_trivial(T), "elements with a constructor are built by create()");
+        Array array = CXXRT_TRY(allocate(gfp, count));
+        array.count_ = count;
         return array;
     }
 
@@ -86,6 +87,21 @@ public:
     explicit operator bool() const { return items_ != nullptr; }
 
 private:
+    // The memory for count elements, none constructed yet (count_ 0).
+    static Result<Array> allocate(Gfp gfp, u32 count)
+    {
+        size_t bytes = 0;
+        if (__builtin_mul_overflow(size_t(count), sizeof(T), &bytes))
+            return Error(err::kNoMem);
+        // Zeroed like allocate_array: members a constructor leaves alone read 0.
+        void* memory = detail::counted_alloc(alloc_counter<T[]>, bytes, gfp.zeroed());
+        if (!memory)
+            return Error(err::kNoMem);
+        Array array;
+        array.items_ = static_cast<T*>(memory);
+        return array;
+    }
+
     T* items_ = nullptr;
     u32 count_ = 0;
 };

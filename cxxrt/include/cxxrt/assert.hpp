@@ -17,3 +17,15 @@ namespace cxxrt::detail {
             __builtin_trap();                                                     \
         }                                                                         \
     } while (0)
+
+// CXXRT_DEBUG_ASSERT: checked in debug builds only (CXXRT_DEBUG: the host
+// tests and fuzzers, and modules built for a KASAN kernel), for checks on
+// paths whose cost a release build does not pay. The expression is not
+// evaluated otherwise.
+#ifdef CXXRT_DEBUG
+#define CXXRT_DEBUG_ASSERT(expression) CXXRT_ASSERT(expression)
+#else
+#define CXXRT_DEBUG_ASSERT(expression) \
+    do {                               \
+    } while (0)
+#endif

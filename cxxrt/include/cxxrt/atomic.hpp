@@ -50,9 +50,37 @@ public:
         expected = T(raw_expected);
         return done;
     }
+    // As above, with the order of the failing compare given (at most as
+    // strong as order, and neither release nor acq_rel).
+    bool compare_exchange(T& expected, T desired, MemoryOrder order, MemoryOrder failure_order)
+    {
+        Raw raw_expected = Raw(expected);
+        bool done = __atomic_compare_exchange_n(&value_, &raw_expected, Raw(desired), false, int(order),
+                                                int(failure_order));
+        expected = T(raw_expected);
+        return done;
+    }
 
 private:
     Raw value_{};
+};
+
+// Atomic access to a plain integer or pointer that lives in a copyable
+// struct (a field written atomically at one place and read as part of a
+// snapshot elsewhere): std::atomic_ref's shape, over the same builtins.
+template <typename T>
+class AtomicRef {
+    static_assert(!__is_enum(T), "an enum field is an Atomic<T> member");
+
+public:
+    explicit AtomicRef(T& target) : target_(&target) {}
+
+    T load(MemoryOrder order = MemoryOrder::kSeqCst) const { return __atomic_load_n(target_, int(order)); }
+    void store(T v, MemoryOrder order = MemoryOrder::kSeqCst) { __atomic_store_n(target_, v, int(order)); }
+    T fetch_add(T v, MemoryOrder order = MemoryOrder::kSeqCst) { return __atomic_fetch_add(target_, v, int(order)); }
+
+private:
+    T* target_;
 };
 
 }  // namespace cxxrt

@@ -6,11 +6,16 @@
 //     inflight_.enter();  ...  inflight_.leave();        // any context
 //     inflight_.wait_idle();                             // process context
 //
-// enter()/leave() are full barriers (sequentially consistent), so a user
+// enter()/leave() are sequentially consistent read-modify-writes, so a user
 // that enters and then tests a "closing" flag, against a closer that sets
-// the flag and then waits, always sees one of the two: either the user sees
-// closing, or the closer waits for that user. The wait queue takes its
-// lockdep class where the counter is declared (lock_class.hpp).
+// the flag and then waits, always sees one of the two (either the user sees
+// closing, or the closer waits for that user) when the flag is read and
+// written sequentially consistent too. A flag read with acquire order (a
+// state machine's) can be read before the count is raised, as far as the
+// C++ memory model goes: DrainCounter::Scope puts a full_fence() between
+// the two, and the closer puts one between its flag and wait_idle(). The
+// wait queue takes its lockdep class where the counter is declared
+// (lock_class.hpp).
 #pragma once
 
 #include <cxxrt/atomic.hpp>
@@ -45,6 +50,24 @@ public:
     {
         return idle_.wait_timeout([this] { return is_idle(); }, timeout_ms);
     }
+
+    // One user for the scope's lifetime: enter() then a full fence, so the
+    // caller's re-check of its flag comes after the count is raised.
+    //
+    //     cxxrt::DrainCounter::Scope submitter(submitters_);
+    //     if (!connected()) return ...;            // leaves on every return
+    class Scope : Pinned {
+    public:
+        explicit Scope(DrainCounter& counter) : counter_(counter)
+        {
+            counter_.enter();
+            full_fence();
+        }
+        ~Scope() { counter_.leave(); }
+
+    private:
+        DrainCounter& counter_;
+    };
 
 private:
     Atomic<u32> count_{0};

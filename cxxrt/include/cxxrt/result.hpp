@@ -3,6 +3,7 @@
 // and the kernel build turns warnings into failures.
 #pragma once
 
+#include <cxxrt/assert.hpp>
 #include <cxxrt/errno.hpp>
 #include <cxxrt/utility.hpp>
 
@@ -50,6 +51,7 @@ public:
 
     constexpr Error error() const { return error_; }
 
+    // Only on a success: an error's value is a bug (asserted in debug builds).
     T& value() & { return value_ref(); }
     const T& value() const& { return value_ref(); }
     T release_value() { return move(value_ref()); }
@@ -60,8 +62,16 @@ public:
     constexpr int to_errno() const { return has_value_ ? 0 : error_.to_errno(); }
 
 private:
-    T& value_ref() { return *reinterpret_cast<T*>(&storage_); }
-    const T& value_ref() const { return *reinterpret_cast<const T*>(&storage_); }
+    T& value_ref()
+    {
+        CXXRT_DEBUG_ASSERT(has_value_);
+        return *reinterpret_cast<T*>(&storage_);
+    }
+    const T& value_ref() const
+    {
+        CXXRT_DEBUG_ASSERT(has_value_);
+        return *reinterpret_cast<const T*>(&storage_);
+    }
 
     alignas(T) unsigned char storage_[sizeof(T)];
     bool has_value_;
@@ -124,4 +134,34 @@ template <typename T> struct ResultValue<Result<T>> {
 template <> struct ResultValue<Result<void>> {
     static void take(Result<void>&) {}
 };
+}  // namespace cxxrt
+
+namespace cxxrt {
+
+// A Result whose error may carry a static text saying why, for the caller's
+// log line ("" when the error has none): a refusal travels with its errno.
+//
+//     if (writable && read_only)
+//         return ResultWithReason<Backend*>(Error(err::kAccess), "read-write open of a read-only device");
+//     auto opened = open(...);
+//     if (!opened) log::err("cannot open: %s", opened.reason());
+//
+// CXXRT_TRY passes the error on and drops the reason.
+template <typename T>
+class [[nodiscard]] ResultWithReason : public Result<T> {
+public:
+    ResultWithReason(T&& value) : Result<T>(move(value)) {}
+    ResultWithReason(const T& value) : Result<T>(value) {}
+    ResultWithReason(Error error, const char* reason = "") : Result<T>(error), reason_(reason) {}
+
+    const char* reason() const { return reason_; }
+
+private:
+    const char* reason_ = "";
+};
+
+template <typename T> struct ResultValue<ResultWithReason<T>> {
+    static T take(ResultWithReason<T>& r) { return r.release_value(); }
+};
+
 }  // namespace cxxrt

@@ -101,3 +101,23 @@ TEST(Array, FailedAllocationConstructsNothing)
     EXPECT_EQ(made.error().code(), cxxrt::err::kNoMem);
     EXPECT_EQ(constructed, 0);
 }
+
+TEST(Array, CreateZeroedHoldsZeroBytes)
+{
+    auto made = cxxrt::Array<cxxrt::u8>::create_zeroed(cxxrt::Gfp::kernel(), 4096);
+    ASSERT_TRUE(made.is_ok());
+    cxxrt::Array<cxxrt::u8>& bytes = made.value();
+    ASSERT_EQ(bytes.size(), 4096u);
+    for (cxxrt::u8 byte : bytes)
+        EXPECT_EQ(byte, 0);
+    bytes[4095] = 1;  // the whole range is ours
+    EXPECT_EQ(bytes.data()[4095], 1);
+}
+
+TEST(Array, CreateZeroedFailsWithoutMemory)
+{
+    cxxrt::g_alloc_registry.fail_nth.set(1);
+    auto made = cxxrt::Array<cxxrt::u64>::create_zeroed(cxxrt::Gfp::kernel(), 8);
+    ASSERT_TRUE(made.is_error());
+    EXPECT_EQ(made.error().code(), cxxrt::err::kNoMem);
+}

@@ -85,3 +85,44 @@ TEST(Result, MoveOnlyValueDestroyedOnce)
     }
     EXPECT_EQ(MoveOnly::destroyed, 0);  // an error holds no value to destroy
 }
+
+namespace {
+
+cxxrt::ResultWithReason<int> open_checked(bool read_only)
+{
+    if (read_only)
+        return cxxrt::ResultWithReason<int>(Error(err::kAccess), "read-only");
+    return 7;
+}
+
+Result<int> open_and_pass_on(bool read_only)
+{
+    return CXXRT_TRY(open_checked(read_only)) + 1;
+}
+
+}  // namespace
+
+TEST(ResultWithReason, ErrorCarriesItsReason)
+{
+    auto refused = open_checked(true);
+    ASSERT_TRUE(refused.is_error());
+    EXPECT_EQ(refused.error(), Error(err::kAccess));
+    EXPECT_STREQ(refused.reason(), "read-only");
+    auto opened = open_checked(false);
+    ASSERT_TRUE(opened.is_ok());
+    EXPECT_EQ(opened.value(), 7);
+    EXPECT_STREQ(opened.reason(), "");
+    EXPECT_EQ(cxxrt::ResultWithReason<int>(Error(err::kIo)).reason()[0], '\0');
+}
+
+TEST(ResultWithReason, TryPassesTheErrorOn)
+{
+    EXPECT_EQ(open_and_pass_on(false).value(), 8);
+    EXPECT_EQ(open_and_pass_on(true).error(), Error(err::kAccess));
+}
+
+TEST(ResultDeathTest, ValueOfAnErrorAssertsInDebugBuilds)
+{
+    Result<int> failed = Error(err::kInval);
+    EXPECT_DEATH((void)failed.value(), "");
+}

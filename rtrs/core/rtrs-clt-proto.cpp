@@ -160,24 +160,18 @@ Result<void> RequestTable::init(u32 count, cxxrt::Gfp gfp)
     reset();
     if (count == 0 || count > wire::kMaxQueueDepth)
         return Error(err::kInval);
-    u8* memory = cxxrt::allocate_array<u8>(gfp, cxxrt::size_t(count) * sizeof(RequestSlot));
-    if (!memory)
-        return Error(err::kNoMem);
-    slots_ = reinterpret_cast<RequestSlot*>(memory);
-    for (u32 i = 0; i < count; ++i)
-        new (static_cast<void*>(slots_ + i)) RequestSlot();
-    count_ = count;
+    slots_ = CXXRT_TRY(cxxrt::Array<RequestSlot>::create(gfp, count));
     u32 buckets = 1;
     while (buckets < 2 * count)
         buckets <<= 1;
-    index_mrs_ = cxxrt::allocate_array<u32>(gfp, buckets);
-    index_ids_ = cxxrt::allocate_array<u32>(gfp, buckets);
-    if (!index_mrs_ || !index_ids_) {
+    auto mrs = cxxrt::Array<u32>::create_zeroed(gfp, buckets);
+    auto ids = cxxrt::Array<u32>::create(gfp, buckets, [](u32) { return kNone; });
+    if (!mrs || !ids) {
         reset();
         return Error(err::kNoMem);
     }
-    for (u32 i = 0; i < buckets; ++i)
-        index_ids_[i] = kNone;
+    index_mrs_ = mrs.release_value();
+    index_ids_ = ids.release_value();
     mask_ = buckets - 1;
     index_usable_ = true;
     return {};
@@ -185,15 +179,9 @@ Result<void> RequestTable::init(u32 count, cxxrt::Gfp gfp)
 
 void RequestTable::reset()
 {
-    for (u32 i = 0; i < count_; ++i)
-        slots_[i].~RequestSlot();
-    cxxrt::free_array(reinterpret_cast<u8*>(slots_));
-    slots_ = nullptr;
-    count_ = 0;
-    cxxrt::free_array(index_mrs_);
-    cxxrt::free_array(index_ids_);
-    index_mrs_ = nullptr;
-    index_ids_ = nullptr;
+    slots_.reset();
+    index_mrs_.reset();
+    index_ids_.reset();
     mask_ = 0;
 }
 
@@ -203,7 +191,7 @@ u32 bucket_of(u32 mr) { return mr * 0x9e3779b1u; }
 
 Result<void> RequestTable::index_rkey(u32 id, u32 rkey)
 {
-    if (id >= count_ || !index_ids_)
+    if (id >= slots_.size() || !index_ids_)
         return Error(err::kInval);
     const u32 mr = mr_of(rkey);
     for (u32 i = bucket_of(mr) & mask_;; i = (i + 1) & mask_) {
@@ -224,7 +212,7 @@ u32 RequestTable::find(u32 rkey) const
     if (!index_ids_ || !index_usable_)
         return kNone;
     const u32 mr = mr_of(rkey);
-    // At most count_ entries in 2 * count_ buckets: a free bucket ends the probe.
+    // At most size() entries in 2 * size() buckets: a free bucket ends the probe.
     for (u32 i = bucket_of(mr) & mask_;; i = (i + 1) & mask_) {
         if (index_ids_[i] == kNone)
             return kNone;
@@ -245,7 +233,7 @@ Result<void> RequestTable::on_invalidation(u32 rkey)
 
 Result<RequestSlot::Answer> RequestTable::on_response(u32 id, bool claims_invalidated)
 {
-    if (id >= count_)
+    if (id >= slots_.size())
         return Error(err::kInval);
     return slots_[id].answer(claims_invalidated, index_usable_ && index_ids_);
 }

@@ -14,6 +14,7 @@
 //                      exactly one live registration
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/new.hpp>
@@ -148,7 +149,7 @@ public:
 
     [[nodiscard]] cxxrt::Result<void> init(u32 count, cxxrt::Gfp gfp);
     void reset();
-    u32 size() const { return count_; }
+    u32 size() const { return slots_.size(); }
     RequestSlot& slot(u32 id) { return slots_[id]; }
 
     // Records that request `id` registers through the MR of `rkey` (any
@@ -165,10 +166,9 @@ public:
 
 private:
     static u32 mr_of(u32 rkey) { return rkey >> 8; }
-    RequestSlot* slots_ = nullptr;
-    u32 count_ = 0;
-    u32* index_mrs_ = nullptr;  // open addressing, mask_ + 1 entries
-    u32* index_ids_ = nullptr;
+    cxxrt::Array<RequestSlot> slots_;
+    cxxrt::Array<u32> index_mrs_;  // open addressing, mask_ + 1 entries
+    cxxrt::Array<u32> index_ids_;
     u32 mask_ = 0;
     bool index_usable_ = true;
 };

@@ -4,6 +4,7 @@
 // waits are the kernel side's job (a wait queue woken from put()).
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
@@ -19,7 +20,6 @@ public:
     PermitPool() = default;
     PermitPool(const PermitPool&) = delete;
     PermitPool& operator=(const PermitPool&) = delete;
-    ~PermitPool();
 
     // Sizes the pool; all permits start free. Process context.
     [[nodiscard]] cxxrt::Result<void> init(cxxrt::u32 depth, cxxrt::Gfp gfp);
@@ -38,7 +38,7 @@ private:
     static constexpr cxxrt::u32 kBitsPerWord = 64;
     cxxrt::u32 words() const { return (depth_ + kBitsPerWord - 1) / kBitsPerWord; }
 
-    cxxrt::u64* bitmap_ = nullptr;  // bit set = taken
+    cxxrt::Array<cxxrt::Atomic<cxxrt::u64>> bitmap_;  // bit set = taken
     cxxrt::u32 depth_ = 0;
     cxxrt::Atomic<cxxrt::u32> in_use_{0};
 };

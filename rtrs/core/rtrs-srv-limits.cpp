@@ -101,16 +101,9 @@ Refusal admit_path(const Params& params, u32 cid_num)
     return cid_num > params.max_connections_per_path ? Refusal::kPathConnections : Refusal::kNone;
 }
 
-ClientLedger::~ClientLedger()
-{
-    cxxrt::free_array(entries_);
-}
-
 cxxrt::Result<void> ClientLedger::init(u32 capacity, cxxrt::Gfp gfp)
 {
-    entries_ = cxxrt::allocate_array<Entry>(gfp, capacity);
-    if (!entries_)
-        return cxxrt::Error(cxxrt::err::kNoMem);
+    entries_ = CXXRT_TRY(cxxrt::Array<Entry>::create(gfp, capacity));
     capacity_ = capacity;
     return {};
 }

@@ -12,6 +12,7 @@
 // GID, its low half names the port).
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/types.hpp>
@@ -69,7 +70,6 @@ public:
     ClientLedger() = default;
     ClientLedger(const ClientLedger&) = delete;
     ClientLedger& operator=(const ClientLedger&) = delete;
-    ~ClientLedger();
 
     // capacity: the most clients listed at once (each holds a session, so
     // the server's max_sessions summed over its listeners bounds it; more
@@ -99,7 +99,7 @@ private:
     Entry* find(const ClientKey& client) const;
     void drop_if_idle(Entry& entry);
 
-    Entry* entries_ = nullptr;
+    cxxrt::Array<Entry> entries_;
     cxxrt::u32 capacity_ = 0;
     cxxrt::u32 used_ = 0;  // entries_[0 .. used_) are listed
     Usage total_;

@@ -7,19 +7,12 @@ namespace rtrs::srv {
 
 using namespace cxxrt;
 
-PathProtocol::~PathProtocol()
-{
-    free_array(connections_);
-}
-
 Result<void> PathProtocol::init(u16 connection_count)
 {
     if (connection_count == 0 || connections_)
         return Error(err::kInval);
-    // Zeroed memory: every connection starts kAbsent.
-    connections_ = allocate_array<Atomic<ConnectionState>>(Gfp::kernel(), connection_count);
-    if (!connections_)
-        return Error(err::kNoMem);
+    // Every connection starts kAbsent.
+    connections_ = CXXRT_TRY(Array<Atomic<ConnectionState>>::create(Gfp::kernel(), connection_count));
     connection_count_ = connection_count;
     return {};
 }

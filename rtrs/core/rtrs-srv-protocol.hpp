@@ -23,6 +23,7 @@
 // the state.
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
@@ -51,7 +52,6 @@ public:
     enum class ConnectionState : cxxrt::u8 { kAbsent, kAccepted, kEstablished };
 
     PathProtocol() = default;
-    ~PathProtocol();
 
     // connection_count: the path's cid_num from its first CON_REQ.
     [[nodiscard]] cxxrt::Result<void> init(cxxrt::u16 connection_count);
@@ -82,7 +82,7 @@ private:
     bool known_connection(cxxrt::u16 cid) const;
 
     cxxrt::Atomic<State> state_{State::kConnecting};
-    cxxrt::Atomic<ConnectionState>* connections_ = nullptr;
+    cxxrt::Array<cxxrt::Atomic<ConnectionState>> connections_;
     cxxrt::u16 connection_count_ = 0;
     cxxrt::Atomic<cxxrt::u32> info_requests_{0};
 };

@@ -74,6 +74,40 @@ bool parse_ipv4(StringView text, u8* out)
     return position == text.length();
 }
 
+// One RFC 4291 group: one to four hex digits.
+bool parse_hex_group(StringView group, u16& word)
+{
+    if (group.length() > 4)
+        return false;
+    unsigned value = 0;
+    for (size_t i = 0; i < group.length(); ++i) {
+        int digit = hex_value(group[i]);
+        if (digit < 0)
+            return false;
+        value = (value << 4) | unsigned(digit);
+    }
+    word = u16(value);
+    return true;
+}
+
+// `count` parsed groups, "::" at `gap` (-1: none), into eight words in
+// place: "::" stands for at least one zero group.
+bool expand_gap(u16 (&words)[8], size_t count, int gap)
+{
+    if (gap < 0)
+        return count == 8;
+    if (count > 7)
+        return false;
+    size_t moved = count - size_t(gap);
+    size_t zeros = 8 - count;
+    for (size_t i = 0; i < moved; ++i) {
+        size_t from = count - 1 - i;
+        words[from + zeros] = words[from];
+        words[from] = 0;
+    }
+    return true;
+}
+
 // RFC 4291 text into 16 bytes (network order).
 bool parse_ipv6(StringView text, u8* out)
 {
@@ -119,16 +153,9 @@ bool parse_ipv6(StringView text, u8* out)
             words[count++] = u16((quad[2] << 8) | quad[3]);
             break;
         }
-        if (group.length() > 4 || count >= 8)
+        if (count >= 8 || !parse_hex_group(group, words[count]))
             return false;
-        unsigned value = 0;
-        for (size_t i = 0; i < group.length(); ++i) {
-            int digit = hex_value(group[i]);
-            if (digit < 0)
-                return false;
-            value = (value << 4) | unsigned(digit);
-        }
-        words[count++] = u16(value);
+        ++count;
         if (position == length)
             break;
         ++position;  // the ':' after the group
@@ -144,21 +171,8 @@ bool parse_ipv6(StringView text, u8* out)
         }
     }
 
-    if (gap < 0) {
-        if (count != 8)
-            return false;
-    } else {
-        // "::" stands for at least one zero group.
-        if (count > 7)
-            return false;
-        size_t moved = count - size_t(gap);
-        size_t zeros = 8 - count;
-        for (size_t i = 0; i < moved; ++i) {
-            size_t from = count - 1 - i;
-            words[from + zeros] = words[from];
-            words[from] = 0;
-        }
-    }
+    if (!expand_gap(words, count, gap))
+        return false;
     for (size_t i = 0; i < 8; ++i) {
         out[2 * i] = u8(words[i] >> 8);
         out[2 * i + 1] = u8(words[i]);

@@ -12,10 +12,10 @@ constexpr u32 kRequeueDelayMs = 10;
 // Held IO looks at the device again this often (and at once on a kick).
 constexpr u32 kHoldPollMs = 100;
 
-u8 owner_load(const IoRequest& io) { return __atomic_load_n(&io.owner, __ATOMIC_ACQUIRE); }
-bool owner_change(IoRequest& io, u8 from, u8 to)
+IoOwner owner_load(const IoRequest& io) { return io.owner.load(cxxrt::MemoryOrder::kAcquire); }
+bool owner_change(IoRequest& io, IoOwner from, IoOwner to)
 {
-    return __atomic_compare_exchange_n(&io.owner, &from, to, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return io.owner.compare_exchange(from, to, cxxrt::MemoryOrder::kAcqRel, cxxrt::MemoryOrder::kAcquire);
 }
 
 // Errors after which the request is queued again rather than failed: no
@@ -53,7 +53,7 @@ void Device::init_request(IoRequest& io)
     io.rq = block::Request(nullptr);
     io.permit = nullptr;
     io.error = 0;
-    io.owner = kOwnerIdle;
+    io.owner.store(IoOwner::kIdle, cxxrt::MemoryOrder::kRelaxed);
     io.timeouts = 0;
     io.retry_deadline_ns = 0;
     io.sg = tag_set_.init_table(io);
@@ -134,7 +134,7 @@ block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, Io
     const bool data = op == wire::IoOp::kRead || op == wire::IoOp::kWrite;
     const u32 count = data ? rq.map_sg(io.sg) : 0;
     const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
-    __atomic_store_n(&io.owner, u8(kOwnerTransport), __ATOMIC_RELEASE);
+    io.owner.store(IoOwner::kTransport, cxxrt::MemoryOrder::kRelease);
     int rc = 0;
     if (queue.type() == block::QueueType::kPoll)
         rc = rtrs_client_request_polled(rtrs, permit, queue.number() - default_queues_, direction,
@@ -172,15 +172,15 @@ void Device::io_done(void* context, int error)
     IoRequest& io = *static_cast<IoRequest*>(context);
     io.error = error;
     for (;;) {
-        const u8 owner = owner_load(io);
+        const IoOwner owner = owner_load(io);
         // The timeout handler is asking the transport about this permit:
         // it completes the request when it is done.
-        if (owner == kOwnerTimeout) {
-            if (owner_change(io, owner, kOwnerAnswered))
+        if (owner == IoOwner::kTimeout) {
+            if (owner_change(io, owner, IoOwner::kAnswered))
                 return;
             continue;
         }
-        if (owner_change(io, owner, kOwnerIdle))
+        if (owner_change(io, owner, IoOwner::kIdle))
             break;
     }
     io.device->finish_io(io);
@@ -223,7 +223,7 @@ void Device::complete_rq(IoRequest& io)
 // -ETIMEDOUT (EIO) the kTimeoutsBeforeAbort-th time. Never reset forever.
 int Device::timeout(IoRequest& io)
 {
-    if (!owner_change(io, kOwnerTransport, kOwnerTimeout))
+    if (!owner_change(io, IoOwner::kTransport, IoOwner::kTimeout))
         return 1;  // not with the transport: being completed or re-queued
     if (io.timeouts < 255)
         ++io.timeouts;
@@ -231,10 +231,10 @@ int Device::timeout(IoRequest& io)
     log::warn_ratelimited("%s: IO timed out (%u. time), %s", disk_name(), u32(io.timeouts),
                           final ? "aborting it" : "failing its path");
     rtrs_client_abort(session_->rtrs(), io.permit, final ? 1 : 0);
-    if (owner_change(io, kOwnerTimeout, kOwnerTransport))
+    if (owner_change(io, IoOwner::kTimeout, IoOwner::kTransport))
         return 1;
-    // Answered while we asked (kOwnerAnswered): ours to complete.
-    __atomic_store_n(&io.owner, u8(kOwnerIdle), __ATOMIC_RELEASE);
+    // Answered while we asked (kAnswered): ours to complete.
+    io.owner.store(IoOwner::kIdle, cxxrt::MemoryOrder::kRelease);
     finish_io(io);
     return 0;
 }

@@ -1,5 +1,6 @@
 // rnbd-client: the RTRS session shared by the devices mapped through it,
 // its synchronous control messages and its link events.
+#include <cxxrt/array.hpp>
 #include <cxxrt/foreign.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
@@ -63,10 +64,6 @@ Result<void> resolve_scope(const rtrs::Address& address, rtrs_address& out)
 // sender and the transport's done callback), so a sender that gives up
 // after control_timeout_ms leaves the rest to the callback.
 struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
-    ~Reply()
-    {
-        cxxrt::free_array(buffer);
-    }
     static void done(void* context, int error)
     {
         RefPtr<Reply> reply = cxxrt::from_foreign<RefPtr<Reply>>(context);  // dropped last
@@ -96,7 +93,7 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     cxxrt::Completion completed{cxxrt::lock_class<"rnbd::clt::Session::Reply::completed">};
     rtrs_client_session* rtrs = nullptr;
     rtrs_client_permit* permit = nullptr;
-    u8* buffer = nullptr;
+    cxxrt::Array<u8> buffer;  // the reply room (kmalloc'd: DMA-able)
     block::SingleScatterlist sg;
     int error = 0;
     cxxrt::SpinLock lock{cxxrt::lock_class<"rnbd::clt::Session::Reply::lock">};
@@ -182,10 +179,8 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
     reply->rtrs = rtrs_;
     if (reply_out.size()) {
         // Reply room must be DMA-able: kmalloc, not the stack.
-        reply->buffer = cxxrt::allocate_array<u8>(Gfp::kernel(), reply_out.size());
-        if (!reply->buffer)
-            return Error(err::kNoMem);
-        CXXRT_TRY(reply->sg.init(reply->buffer, u32(reply_out.size()), Gfp::kernel()));
+        reply->buffer = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(Gfp::kernel(), u32(reply_out.size())));
+        CXXRT_TRY(reply->sg.init(reply->buffer.data(), u32(reply_out.size()), Gfp::kernel()));
     }
     // Bounded and interruptible: a server that holds every permit (its
     // queue depth may be 1) must not hang map_device or unmap_device.
@@ -213,7 +208,7 @@ Result<void> Session::send(rtrs_direction direction, ConstByteSpan message, Byte
     if (reply->error)
         return Error::from_errno(reply->error);
     if (reply_out.size())
-        cxxrt::copy_bytes(reply_out.data(), reply->buffer, reply_out.size());
+        cxxrt::copy_bytes(reply_out.data(), reply->buffer.data(), reply_out.size());
     return {};
 }
 

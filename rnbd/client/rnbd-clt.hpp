@@ -82,16 +82,16 @@ inline constexpr u32 kIoMessageSize = sizeof(wire::IoMsg);
 inline constexpr u32 kDeviceIdMax = wire::kNameMax + 1;    // "<path with !>" + NUL
 inline constexpr u32 kLinkNameMax = 2 * wire::kNameMax + 2;  // "<id>@<session>" + NUL
 
-// Who holds an IoRequest's permit (IoRequest::owner, __atomic ops): the
+// Who holds an IoRequest's permit (IoRequest::owner): the
 // transport until its done callback, the block timeout handler while it
 // asks the transport to abort. A done callback that comes while the handler
 // holds it leaves the completion to the handler (kAnswered), so the handler
 // never aborts a permit that already carries another request's IO.
-enum IoOwner : u8 {
-    kOwnerIdle = 0,
-    kOwnerTransport = 1,
-    kOwnerTimeout = 2,
-    kOwnerAnswered = 3,
+enum class IoOwner : u8 {
+    kIdle = 0,
+    kTransport = 1,
+    kTimeout = 2,
+    kAnswered = 3,
 };
 
 // Timeouts of one request before it is aborted (fails with EIO): the first
@@ -106,7 +106,7 @@ struct IoRequest {
     rtrs_client_permit* permit;
     scatterlist* sg;  // the tag set's table behind this request
     int error;
-    u8 owner;     // IoOwner
+    Atomic<IoOwner> owner;
     u8 timeouts;  // block-layer timeouts since the request was first queued
     // Refusals other than ENOTCONN (the server's or the transport's ENOMEM,
     // EAGAIN) are retried until then (monotonic ns; 0: none yet): one

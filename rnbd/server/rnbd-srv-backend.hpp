@@ -123,8 +123,8 @@ class BlockBackend final : public Backend {
 public:
     // Opens block device `device_number` (read-write when `writable`, not
     // exclusive, as Linux's server). A read-write open of a read-only
-    // device is refused with -EACCES and `refusal` saying why.
-    static Result<BlockBackend*> open(u32 device_number, bool writable, const char*& refusal);
+    // device is refused with -EACCES and a reason saying why.
+    static cxxrt::ResultWithReason<BlockBackend*> open(u32 device_number, bool writable);
 
     explicit BlockBackend(Private) : Backend(Kind::kBlockDevice) {}
     ~BlockBackend() = default;

@@ -17,9 +17,12 @@ using namespace cxxrt;
 
 // ---- PathBuffer ----
 
-PathBuffer::PathBuffer() : data_(allocate_array<char>(Gfp::kernel(), policy::kPathMax)) {}
-PathBuffer::~PathBuffer() { free_array(data_); }
-Span<char> PathBuffer::span() { return Span<char>(data_, policy::kPathMax); }
+PathBuffer::PathBuffer()
+{
+    if (auto made = Array<char>::create_zeroed(Gfp::kernel(), policy::kPathMax))
+        data_ = made.release_value();
+}
+Span<char> PathBuffer::span() { return Span<char>(data_.data(), policy::kPathMax); }
 
 namespace {
 
@@ -62,7 +65,12 @@ Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, c
         return Error::from_errno(decision.error);
     }
     if (decision.open_as == policy::OpenAs::kBlockDevice) {
-        backend_ = CXXRT_TRY(BlockBackend::open(object.rdev(), writable, refusal_.reason));
+        auto opened = BlockBackend::open(object.rdev(), writable);
+        if (!opened) {
+            refusal_.reason = opened.reason();
+            return opened.error();
+        }
+        backend_ = opened.release_value();
     } else {
         const bool block_node = facts.kind == policy::ObjectKind::kBlockDevice;
         backend_ = CXXRT_TRY(FileBackend::open(object, writable, block_node));

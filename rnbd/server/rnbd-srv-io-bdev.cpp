@@ -56,16 +56,15 @@ Result<block::BioOpFlags> bio_op(IoOp op, u32 rnbd_flags)
 
 }  // namespace
 
-Result<BlockBackend*> BlockBackend::open(u32 device_number, bool writable, const char*& refusal)
+cxxrt::ResultWithReason<BlockBackend*> BlockBackend::open(u32 device_number, bool writable)
 {
     // Destroyed (the device closed) on every early return.
     auto backend = CXXRT_TRY(make_unique<BlockBackend>(Gfp::kernel(), Private{}));
     block::BlockDevice& device = backend->device_;
     CXXRT_TRY(device.open(device_number, writable));
-    if (writable && device.read_only()) {
-        refusal = "read-write open of a read-only block device";
-        return Error(err::kAccess);
-    }
+    if (writable && device.read_only())
+        return cxxrt::ResultWithReason<BlockBackend*>(Error(err::kAccess),
+                                                      "read-write open of a read-only block device");
     backend->logical_block_size_ = device.logical_block_size();
     // Offered as the device does it: the block layer would otherwise
     // emulate it here with writes of zeroes, which the client's own block

@@ -113,23 +113,22 @@ Result<SessDev*> Session::open_by_search_path(const codec::OpenView& msg)
 bool Session::admitted_by(const Export& exported)
 {
     constexpr u32 kMaxPaths = RTRS_MAX_PATHS;  // a session has at most as many paths as a client may add
-    rtrs_address* found = allocate_array<rtrs_address>(Gfp::kernel(), kMaxPaths);
+    auto found = Array<rtrs_address>::create_zeroed(Gfp::kernel(), kMaxPaths);
     if (!found)
         return false;
-    ScopeGuard release([found] { free_array(found); });
-    const int count = rtrs_server_session_client_addresses(rtrs_, found, kMaxPaths);
+    const int count = rtrs_server_session_client_addresses(rtrs_, found.value().data(), kMaxPaths);
     if (count <= 0 || u32(count) > kMaxPaths)
         return false;
-    rtrs::Address* addresses = allocate_array<rtrs::Address>(Gfp::kernel(), u32(count));
-    if (!addresses)
+    auto made = Array<rtrs::Address>::create(Gfp::kernel(), u32(count));
+    if (!made)
         return false;
-    ScopeGuard release_addresses([addresses] { free_array(addresses); });
+    Array<rtrs::Address>& addresses = made.value();
     for (int i = 0; i < count; ++i) {
-        addresses[i].family = rtrs::AddressFamily(found[i].family);
-        copy_bytes(addresses[i].bytes, found[i].bytes, sizeof(addresses[i].bytes));
+        addresses[i].family = rtrs::AddressFamily(found.value()[i].family);
+        copy_bytes(addresses[i].bytes, found.value()[i].bytes, sizeof(addresses[i].bytes));
     }
     return exports::admits_session(exported.definition(), StringView(name_),
-                                   Span<const rtrs::Address>(addresses, size_t(count)));
+                                   Span<const rtrs::Address>(addresses.data(), size_t(count)));
 }
 
 Result<SessDev*> Session::open_export(const codec::OpenView& msg, RefPtr<Export> exported)

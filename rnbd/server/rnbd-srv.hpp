@@ -24,6 +24,7 @@
 // IO (submit_bio may sleep for a request tag; fileio always sleeps).
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/list.hpp>
 #include <cxxrt/ref_counted.hpp>
@@ -59,12 +60,11 @@ const char* access_mode_name(wire::AccessMode mode);
 class PathBuffer : Pinned {
 public:
     PathBuffer();
-    ~PathBuffer();
-    char* data() { return data_; }
+    char* data() { return data_.data(); }  // null when the allocation failed
     cxxrt::Span<char> span();
 
 private:
-    char* data_;
+    cxxrt::Array<char> data_;
 };
 
 // Why an OPEN was refused: a static text for the log line ("" for none),

@@ -88,64 +88,19 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     if (events_stopped_)
         return;
     switch (event.type) {
-    case T::kAddrResolved: {
-        auto pd = path_.protection_domain(id.device());
-        if (!pd) {
-            finish_connect(pd.to_errno());
-            return;
-        }
-        auto queues = connection_->create_queues(Gfp::kernel(), pd.release_value(),
-                                                  path_.connection_config(cid_, id.device()));
-        if (!queues) {
-            cxxrt::log::err("connection %u: cannot create CQ/QP (%d)", cid_, queues.to_errno());
-            finish_connect(queues.to_errno());
-            return;
-        }
-        if (u64 timeout = g_faults.ack_timeout.get()) {
-            auto set = id.set_ack_timeout(u8(cxxrt::min<u64>(timeout, 31)));
-            if (!set) {
-                finish_connect(set.to_errno());
-                return;
-            }
-        }
-        // AF_IB (gid:) on a RoCE port fails here at once: the CM finds no
-        // netdev for the route (-ENODEV, cma_resolve_iboe_route).
-        auto route = id.resolve_route(kResolveTimeoutMs);
-        if (!route) {
-            cxxrt::log::err("connection %u: rdma_resolve_route failed (%d)", cid_, route.to_errno());
-            finish_connect(route.to_errno());
-        }
+    case T::kAddrResolved:
+        on_address_resolved(id);
         return;
-    }
-    case T::kRouteResolved: {
-        u8 request[sizeof(wire::ConnReq)];
-        auto built = path_.build_conn_req(cid_, cxxrt::ByteSpan(request));
-        if (!built) {
-            finish_connect(built.to_errno());
-            return;
-        }
-        auto sent = id.connect_from_handler(cxxrt::ConstByteSpan(request, built.value()), kRetryCount,
-                                            kRnrRetryCount);
-        if (!sent) {
-            cxxrt::log::err("connection %u: rdma_connect failed (%d)", cid_, sent.to_errno());
-            finish_connect(sent.to_errno());
-        }
+    case T::kRouteResolved:
+        on_route_resolved(id);
         return;
-    }
     case T::kEstablished:
         cm_established_.store(true);
         handle_established(event);
         return;
-    case T::kRejected: {
-        // The server's errno reaches the opener (and userspace): only
-        // from the documented set (rtrs-remote-errno.hpp).
-        auto reason = codec::decode_conn_reject(event.private_data);
-        int error = reason ? remote_errno(reason.value()) : -cxxrt::err::kConnReset;
-        cxxrt::log::err("connection %u rejected: %s, errno %d", cid_,
-                        id.reject_reason_text(event.status), error);
-        finish_connect(error);
+    case T::kRejected:
+        on_rejected(id, event);
         return;
-    }
     case T::kAddrError:
     case T::kRouteError:
     case T::kUnreachable:
@@ -169,6 +124,66 @@ void ClientConnection::on_cm_event(ib::CmId& id, const ib::CmEvent& event)
     default:
         return;  // TIMEWAIT_EXIT and the like need nothing
     }
+}
+
+// kAddrResolved: the queues on the resolved device, then the route.
+void ClientConnection::on_address_resolved(ib::CmId& id)
+{
+    auto pd = path_.protection_domain(id.device());
+    if (!pd) {
+        finish_connect(pd.to_errno());
+        return;
+    }
+    auto queues = connection_->create_queues(Gfp::kernel(), pd.release_value(),
+                                              path_.connection_config(cid_, id.device()));
+    if (!queues) {
+        cxxrt::log::err("connection %u: cannot create CQ/QP (%d)", cid_, queues.to_errno());
+        finish_connect(queues.to_errno());
+        return;
+    }
+    if (u64 timeout = g_faults.ack_timeout.get()) {
+        auto set = id.set_ack_timeout(u8(cxxrt::min<u64>(timeout, 31)));
+        if (!set) {
+            finish_connect(set.to_errno());
+            return;
+        }
+    }
+    // AF_IB (gid:) on a RoCE port fails here at once: the CM finds no
+    // netdev for the route (-ENODEV, cma_resolve_iboe_route).
+    auto route = id.resolve_route(kResolveTimeoutMs);
+    if (!route) {
+        cxxrt::log::err("connection %u: rdma_resolve_route failed (%d)", cid_, route.to_errno());
+        finish_connect(route.to_errno());
+    }
+}
+
+// kRouteResolved: the CON_REQ goes out.
+void ClientConnection::on_route_resolved(ib::CmId& id)
+{
+    u8 request[sizeof(wire::ConnReq)];
+    auto built = path_.build_conn_req(cid_, cxxrt::ByteSpan(request));
+    if (!built) {
+        finish_connect(built.to_errno());
+        return;
+    }
+    auto sent = id.connect_from_handler(cxxrt::ConstByteSpan(request, built.value()), kRetryCount,
+                                        kRnrRetryCount);
+    if (!sent) {
+        cxxrt::log::err("connection %u: rdma_connect failed (%d)", cid_, sent.to_errno());
+        finish_connect(sent.to_errno());
+    }
+}
+
+// kRejected: the connect fails with the server's reason.
+void ClientConnection::on_rejected(ib::CmId& id, const ib::CmEvent& event)
+{
+    // The server's errno reaches the opener (and userspace): only
+    // from the documented set (rtrs-remote-errno.hpp).
+    auto reason = codec::decode_conn_reject(event.private_data);
+    int error = reason ? remote_errno(reason.value()) : -cxxrt::err::kConnReset;
+    cxxrt::log::err("connection %u rejected: %s, errno %d", cid_,
+                    id.reject_reason_text(event.status), error);
+    finish_connect(error);
 }
 
 Result<void> ClientConnection::post_receives(u32 count)

@@ -83,6 +83,10 @@ private:
     void on_send_done(const ib::WorkCompletion& wc);
     void finish_connect(int result);
     void handle_established(const ib::CmEvent& event);
+    // The steps of on_cm_event(), one event each.
+    void on_address_resolved(ib::CmId& id) CXXRT_REQUIRES(events_);
+    void on_route_resolved(ib::CmId& id) CXXRT_REQUIRES(events_);
+    void on_rejected(ib::CmId& id, const ib::CmEvent& event) CXXRT_REQUIRES(events_);
 
     // Stops CM event handling before teardown: a handler that is still
     // running (e.g. creating the queues after a connect timed out) finishes

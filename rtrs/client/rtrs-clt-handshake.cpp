@@ -107,12 +107,9 @@ Result<void> Path::connect()
         // The IO connections' send queues hold 3 work requests per IO of
         // the queue depth (connection_config): signalling one IO in
         // queue_depth keeps them from filling.
-        auto made = cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid),
-                                                         cid == 0 ? 1u : params_.queue_depth);
-        if (!made)
-            return made.error();
-        ClientConnection* connection = made.value().release();
-        connections_[cid] = connection;
+        connections_[cid] = CXXRT_TRY(cxxrt::make_unique<ClientConnection>(Gfp::kernel(), *this, u16(cid),
+                                                                           cid == 0 ? 1u : params_.queue_depth));
+        ClientConnection* connection = connections_[cid].get();
         CXXRT_TRY(connection->connect(source, destination));
         CXXRT_TRY(accept_conn_rsp(u16(cid), connection->response()));
         if (cid == 0) {
@@ -218,10 +215,8 @@ Result<void> Path::exchange_info()
         cxxrt::log::err("%s: bad INFO_RSP (%d)", name_, view.to_errno());
         return view.error();
     }
-    cxxrt::free_array(chunks_);
-    chunks_ = cxxrt::allocate_array<RemoteChunk>(Gfp::kernel(), params_.queue_depth);
-    if (!chunks_)
-        return Error(cxxrt::err::kNoMem);
+    chunks_.reset();
+    chunks_ = CXXRT_TRY(cxxrt::Array<RemoteChunk>::create_zeroed(Gfp::kernel(), params_.queue_depth));
     for (u32 i = 0; i < params_.queue_depth; ++i) {
         auto chunk = CXXRT_TRY(codec::info_rsp_chunk(view.value(), limits.chunk_size, i));
         chunks_[i] = RemoteChunk{chunk.addr, chunk.key, chunk.len};

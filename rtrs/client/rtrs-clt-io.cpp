@@ -2,7 +2,6 @@
 // request (with its memory registration), polled queues, the server's
 // answers, and failing over what a dying path still holds.
 #include <cxxrt/log.hpp>
-#include <cxxrt/scope_guard.hpp>
 #include "common/rtrs-addr.hpp"
 #include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
@@ -16,26 +15,23 @@ namespace rtrs::clt {
 ClientConnection* Path::io_connection(const Permit& permit)
 {
     if (permit.poll_queue != Permit::kNotPolled && poll_connection_count_)
-        return connections_[irq_connection_count_ + u32(permit.poll_queue) % poll_connection_count_];
+        return connections_[irq_connection_count_ + u32(permit.poll_queue) % poll_connection_count_].get();
     // The IO connection of the submitting CPU (cids 1..N), so completions
     // come back on that CPU's completion vector.
     u32 io_connections = irq_connection_count_ - 1;
     if (io_connections == 0)
-        return connections_[0];
-    return connections_[1 + cxxrt::current_cpu_hint() % io_connections];
+        return connections_[0].get();
+    return connections_[1 + cxxrt::current_cpu_hint() % io_connections].get();
 }
 
 int Path::poll(u32 poll_queue)
 {
     if (poll_connection_count_ == 0)
         return 0;
-    submitters_.enter();
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    int reaped = 0;
-    if (connected())
-        reaped = connections_[irq_connection_count_ + poll_queue % poll_connection_count_]->poll();
-    submitters_.leave();
-    return reaped;
+    cxxrt::DrainCounter::Scope submitter(submitters_);
+    if (!connected())
+        return 0;
+    return connections_[irq_connection_count_ + poll_queue % poll_connection_count_]->poll();
 }
 
 namespace {
@@ -51,122 +47,164 @@ Result<int> map_user_sg(ib::ScatterList& list, scatterlist* user, u32 count, u32
 
 }  // namespace
 
+// One IO on its way to the QP: what the steps of submit() build and hand on.
+struct Path::Submission {
+    Permit& permit;
+    PathRequest& request;
+    RequestSlot& slot;
+    ClientConnection* connection;
+    u8* message;
+    const u32 lkey;
+    const bool is_read;
+    int dma_entries = 0;
+    RemoteChunk chunk{};
+    ib::Sge sges[kMaxSge]{};
+    u32 sge_count = 0;
+    codec::IoPlan plan{};
+    u64 remote_addr = 0;
+    u32 invalid_key = 0;
+
+    // A step failed after the mapping: unmap, give the permit up.
+    Result<void> fail(Error error)
+    {
+        if (request.sg_mapped_)
+            request.sg_->unmap();
+        request.sg_mapped_ = false;
+        request.permit_ = nullptr;
+        return error;
+    }
+};
+
 Result<void> Path::submit(Permit& permit)
 {
     if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
         [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
-    submitters_.enter();
-    cxxrt::ScopeGuard leave([this] { submitters_.leave(); });  // on every return below
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    cxxrt::DrainCounter::Scope submitter(submitters_);  // leaves on every return below
     if (!connected())
         return Error(cxxrt::err::kNotConn);
     PathRequest& request = requests_[permit.id];
     RequestSlot& slot = table_.slot(permit.id);
     if (slot.state() != RequestSlot::State::kIdle)
         return Error(cxxrt::err::kBusy);
-    ClientConnection* connection = io_connection(permit);
-    const bool is_read = permit.direction == RTRS_READ;
-    const u32 lkey = pd_->local_dma_lkey();
-    u8* message = request.message_->data();
+    Submission io{permit, request, slot, io_connection(permit), request.message_->data(), pd_->local_dma_lkey(),
+                  permit.direction == RTRS_READ};
+    CXXRT_TRY(start_request(io));
+    CXXRT_TRY(io.is_read ? build_read(io) : build_write(io));
+    return post_request(io);
+}
+
+// The request takes the permit's IO: its header, the path, the DMA mapping
+// of its data, and where its chunk lives on the server.
+inline Result<void> Path::start_request(Submission& io)
+{
+    Permit& permit = io.permit;
+    PathRequest& request = io.request;
     if (permit.header_length)
-        cxxrt::copy_bytes(message, permit.user_header, permit.header_length);
+        cxxrt::copy_bytes(io.message, permit.user_header.data(), permit.header_length);
 
     request.permit_ = &permit;
     permit.path_index.store(index_, cxxrt::MemoryOrder::kRelaxed);
-    request.connection_ = connection;
+    request.connection_ = io.connection;
     request.sg_mapped_ = false;
     request.pending_errno_ = 0;
 
-    int dma_entries = 0;
     if (permit.data_length) {
         auto mapped = map_user_sg(*request.sg_, permit.sg, permit.sg_count, permit.data_length, pd_->device(),
-                                  is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
+                                  io.is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
         if (!mapped)
             return mapped.error();
         request.sg_mapped_ = true;
-        dma_entries = mapped.value();
+        io.dma_entries = mapped.value();
     }
+    io.chunk = chunks_[permit.id];
+    io.chunk.rkey = cxxrt::AtomicRef<u32>(chunks_[permit.id].rkey).load(cxxrt::MemoryOrder::kRelaxed);
+    io.remote_addr = io.chunk.addr;
+    return {};
+}
 
-    auto fail_submit = [&](Error error) {
-        if (request.sg_mapped_)
-            request.sg_->unmap();
-        request.sg_mapped_ = false;
-        request.permit_ = nullptr;
-        return Result<void>(error);
-    };
-
-    RemoteChunk chunk = chunks_[permit.id];
-    chunk.rkey = __atomic_load_n(&chunks_[permit.id].rkey, __ATOMIC_RELAXED);
-    ib::Sge sges[kMaxSge];
-    u32 sge_count = 0;
-    codec::IoPlan plan;
-    u64 remote_addr = chunk.addr;
-    u32 invalid_key = 0;
-    if (is_read) {
-        auto planned = codec::plan_read(geometry_, permit.data_length, permit.header_length,
-                                        permit.data_length ? 1 : 0);
-        if (!planned)
-            return fail_submit(planned.error());
-        plan = planned.value();
-        codec::SgEntry descriptor;
-        u16 flags = 0;
-        if (permit.data_length) {
-            auto pages = request.mr_->map_sg(*request.sg_);
-            if (!pages || pages.value() != dma_entries)
-                return fail_submit(Error(cxxrt::err::kInval));
-            // The key the MR holds now (invalid: the server or we
-            // invalidated it after its last IO, or it was never registered).
-            invalid_key = request.mr_->rkey();
-            request.mr_->bump_key();
-            descriptor = codec::SgEntry{request.mr_->iova(), request.mr_->rkey(), permit.data_length};
-            flags = u16(wire::kMsgFlagNeedInvalidate);
-        }
-        auto built = codec::build_rdma_read(
-            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
-            u16(permit.header_length), flags,
-            cxxrt::Span<const codec::SgEntry>(&descriptor, permit.data_length ? 1 : 0));
-        if (!built)
-            return fail_submit(built.error());
-        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
-        // [user header][READ] sits right after the reply space.
-        remote_addr += permit.data_length;
-    } else {
-        auto planned = codec::plan_write(geometry_, permit.data_length, permit.header_length);
-        if (!planned)
-            return fail_submit(planned.error());
-        plan = planned.value();
-        if (u32(dma_entries) + 1 > kMaxSge || u32(dma_entries) + 1 > connection->qp().config().max_send_sge)
-            return fail_submit(Error(cxxrt::err::kInval));
-        for (int i = 0; i < dma_entries; ++i)
-            sges[sge_count++] = ib::Sge{request.sg_->dma_address(u32(i)), request.sg_->dma_length(u32(i)), lkey};
-        auto built = codec::build_rdma_write(
-            cxxrt::ByteSpan(message + permit.header_length, message_size_ - permit.header_length),
-            u16(permit.header_length));
-        if (!built)
-            return fail_submit(built.error());
-        sges[sge_count++] = request.message_->sge(lkey, 0, permit.header_length + built.value());
+// A READ: the server RDMA-writes the data into our pages, registered under
+// a fresh key; the message carries their descriptor.
+inline Result<void> Path::build_read(Submission& io)
+{
+    Permit& permit = io.permit;
+    PathRequest& request = io.request;
+    auto planned = codec::plan_read(geometry_, permit.data_length, permit.header_length, permit.data_length ? 1 : 0);
+    if (!planned)
+        return io.fail(planned.error());
+    io.plan = planned.value();
+    codec::SgEntry descriptor;
+    u16 flags = 0;
+    if (permit.data_length) {
+        auto pages = request.mr_->map_sg(*request.sg_);
+        if (!pages || pages.value() != io.dma_entries)
+            return io.fail(Error(cxxrt::err::kInval));
+        // The key the MR holds now (invalid: the server or we
+        // invalidated it after its last IO, or it was never registered).
+        io.invalid_key = request.mr_->rkey();
+        request.mr_->bump_key();
+        descriptor = codec::SgEntry{request.mr_->iova(), request.mr_->rkey(), permit.data_length};
+        flags = u16(wire::kMsgFlagNeedInvalidate);
     }
-    auto imm = codec::encode_io_request_imm(geometry_, permit.id, plan.msg_offset);
+    auto built = codec::build_rdma_read(
+        cxxrt::ByteSpan(io.message + permit.header_length, message_size_ - permit.header_length),
+        u16(permit.header_length), flags, cxxrt::Span<const codec::SgEntry>(&descriptor, permit.data_length ? 1 : 0));
+    if (!built)
+        return io.fail(built.error());
+    io.sges[io.sge_count++] = request.message_->sge(io.lkey, 0, permit.header_length + built.value());
+    // [user header][READ] sits right after the reply space.
+    io.remote_addr += permit.data_length;
+    return {};
+}
+
+// A WRITE: our pages, then the message, in one RDMA write to the chunk.
+inline Result<void> Path::build_write(Submission& io)
+{
+    Permit& permit = io.permit;
+    PathRequest& request = io.request;
+    auto planned = codec::plan_write(geometry_, permit.data_length, permit.header_length);
+    if (!planned)
+        return io.fail(planned.error());
+    io.plan = planned.value();
+    if (u32(io.dma_entries) + 1 > kMaxSge || u32(io.dma_entries) + 1 > io.connection->qp().config().max_send_sge)
+        return io.fail(Error(cxxrt::err::kInval));
+    for (int i = 0; i < io.dma_entries; ++i)
+        io.sges[io.sge_count++] = ib::Sge{request.sg_->dma_address(u32(i)), request.sg_->dma_length(u32(i)), io.lkey};
+    auto built = codec::build_rdma_write(
+        cxxrt::ByteSpan(io.message + permit.header_length, message_size_ - permit.header_length),
+        u16(permit.header_length));
+    if (!built)
+        return io.fail(built.error());
+    io.sges[io.sge_count++] = request.message_->sge(io.lkey, 0, permit.header_length + built.value());
+    return {};
+}
+
+// The request goes in flight and onto the QP.
+inline Result<void> Path::post_request(Submission& io)
+{
+    Permit& permit = io.permit;
+    PathRequest& request = io.request;
+    ClientConnection* connection = io.connection;
+    auto imm = codec::encode_io_request_imm(geometry_, permit.id, io.plan.msg_offset);
     if (!imm)
-        return fail_submit(imm.error());
+        return io.fail(imm.error());
     request.message_->sync_for_device();
 
     request.submitted_ns_ = now_ns();
-    const bool registers = is_read && permit.data_length;
-    if (!slot.start(registers, registers ? request.mr_->rkey() : 0))
-        return fail_submit(Error(cxxrt::err::kBusy));
+    const bool registers = io.is_read && permit.data_length;
+    if (!io.slot.start(registers, registers ? request.mr_->rkey() : 0))
+        return io.fail(Error(cxxrt::err::kBusy));
     inflight_.fetch_add(1);
     {
         cxxrt::CpuGuard cpu;
         request.submit_cpu_ = cpu.cpu();
-        record_request(stats_.this_cpu(cpu), is_read ? Direction::kRead : Direction::kWrite,
+        record_request(stats_.this_cpu(cpu), io.is_read ? Direction::kRead : Direction::kWrite,
                        u64(permit.data_length) + permit.header_length, permit.sg_count);
     }
     bool registered = false;
     auto posted = [&]() -> Result<void> {
         cxxrt::IrqSpinGuard guard(connection->post_lock());
-        const cxxrt::Span<const ib::Sge> data(sges, sge_count);
-        const ib::RemoteBuffer remote{remote_addr, chunk.rkey};
+        const cxxrt::Span<const ib::Sge> data(io.sges, io.sge_count);
+        const ib::RemoteBuffer remote{io.remote_addr, io.chunk.rkey};
         if (!registers)
             return connection->qp().post_write_imm(&connection->send_done(), data, remote, imm.value(),
                                                    connection->next_io_signal());
@@ -175,7 +213,7 @@ Result<void> Path::submit(Permit& permit)
         // anyway and fails the path; a good one needs no completion of its
         // own), then the request.
         ib::SendChain chain;
-        chain.invalidate(invalid_key, nullptr, ib::kUnsignaled);
+        chain.invalidate(io.invalid_key, nullptr, ib::kUnsignaled);
         chain.register_region(*request.mr_, ib::kLocalWrite | ib::kRemoteWrite, &connection->send_done(),
                               ib::kUnsignaled);
         chain.write_imm(data, remote, imm.value(), &connection->send_done(), connection->next_io_signal());
@@ -193,9 +231,9 @@ Result<void> Path::submit(Permit& permit)
             g_counters.submitted.add(1);
             return {};
         }
-        slot.abort();
+        io.slot.abort();
         inflight_.fetch_sub(1);
-        return fail_submit(posted.error());
+        return io.fail(posted.error());
     }
     g_counters.submitted.add(1);
     return {};
@@ -272,7 +310,7 @@ void Path::complete_request(const ReceiveDecision& response)
                                      "invalidating locally", name_, id);
     // always_invalidate: the server registered the chunk anew for the next IO.
     if (response.has_new_rkey && chunks_)
-        __atomic_store_n(&chunks_[id].rkey, response.new_rkey, __ATOMIC_RELAXED);
+        cxxrt::AtomicRef<u32>(chunks_[id].rkey).store(response.new_rkey, cxxrt::MemoryOrder::kRelaxed);
     const bool invalidate_locally = answer.value().invalidate_locally;
     {
         // Where the answer arrived (stats/cpu_migration).
@@ -281,7 +319,7 @@ void Path::complete_request(const ReceiveDecision& response)
         ClientCpuStats& here = stats_.this_cpu(cpu);
         if (cpu.cpu() != request.submit_cpu_) {
             record_migration_to(here);
-            __atomic_fetch_add(&stats_.on(request.submit_cpu_).migrations_from, 1, __ATOMIC_RELAXED);
+            cxxrt::AtomicRef<u32>(stats_.on(request.submit_cpu_).migrations_from).fetch_add(1, cxxrt::MemoryOrder::kRelaxed);
         }
     }
     if (fault_applies(g_faults.delay_paths, index_)) {
@@ -300,8 +338,7 @@ void Path::complete_request(const ReceiveDecision& response)
 void PathRequest::on_delay_over()
 {
     // As a submitter: the QP stays while the invalidation is posted.
-    path_.submitters_.enter();
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    cxxrt::DrainCounter::Scope submitter(path_.submitters_);
     if (path_.connected())
         path_.finish_response(*this, pending_errno_, pending_invalidate_locally_);
     else if (!pending_invalidate_locally_)
@@ -309,7 +346,6 @@ void PathRequest::on_delay_over()
     // Else the key may be live: the failing path's teardown completes the
     // request once its QPs are drained (fail_over_requests; its cancel_sync
     // of this work orders the two).
-    path_.submitters_.leave();
 }
 
 // Key lifetime. Memory a request registered for the server's RDMA writes

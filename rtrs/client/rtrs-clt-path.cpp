@@ -31,7 +31,6 @@ u64 Path::latency_ns() const
 Path::~Path()
 {
     teardown();
-    cxxrt::free_array(connections_);
 }
 
 Result<void> Path::init()
@@ -43,9 +42,7 @@ Result<void> Path::init()
     irq_connection_count_ =
         cxxrt::min<u32>(cxxrt::num_online_cpus() + 1, wire::kMaxConnectionsPerPath - poll_connection_count_);
     connection_count_ = irq_connection_count_ + poll_connection_count_;
-    connections_ = cxxrt::allocate_array<ClientConnection*>(Gfp::kernel(), connection_count_);
-    if (!connections_)
-        return Error(cxxrt::err::kNoMem);
+    connections_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ClientConnection>>::create(Gfp::kernel(), connection_count_));
     stats_ = CXXRT_TRY(cxxrt::PerCpu<ClientCpuStats>::create(Gfp::kernel()));
     // Until the CM resolved the source, the name shows the destination only.
     auto destination = to_address(address_.destination);
@@ -244,7 +241,7 @@ void Path::teardown()
     }
     // The state is no longer kConnected: new submitters back off. Wait for
     // the ones that saw it connected to leave before the QPs go away.
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    cxxrt::full_fence();
     submitters_.wait_idle();
     if (connections_) {
         for (u32 cid = 0; cid < connection_count_; ++cid)
@@ -279,13 +276,13 @@ void Path::teardown()
     table_.reset();
     info_request_.reset();
     info_response_.reset();
-    cxxrt::free_array(cxxrt::exchange(chunks_, nullptr));
+    chunks_.reset();
     pd_.reset();
     bool had_ids = false;
     if (connections_) {
         for (u32 cid = 0; cid < connection_count_; ++cid) {
-            had_ids |= connections_[cid] != nullptr;
-            cxxrt::destroy(cxxrt::exchange(connections_[cid], nullptr));
+            had_ids |= bool(connections_[cid]);
+            connections_[cid].reset();
         }
     }
     if (u64 delay = g_faults.id_delay_ms.get(); delay && had_ids)
@@ -304,16 +301,15 @@ void Path::send_heartbeat()
     case Heartbeat::Action::kClose:
         fail("heartbeat lost");
         return;
-    case Heartbeat::Action::kSend:
+    case Heartbeat::Action::kSend: {
         if (fault_applies(g_faults.drop_heartbeats, index_))
             break;  // fault injection: the server hears nothing from us
         // Submitter rules apply: the QP must not go away under the post.
-        submitters_.enter();
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        cxxrt::DrainCounter::Scope submitter(submitters_);
         if (connected() && !connections_[0]->post_heartbeat(wire::kHeartbeatImm))
             fail("cannot post a heartbeat");
-        submitters_.leave();
         break;
+    }
     case Heartbeat::Action::kWait:
         break;
     }
@@ -333,15 +329,13 @@ void Path::inject_qp_error()
         if (g_faults.qp_error.replace(mask, cleared))
             break;
     }
-    submitters_.enter();
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (connected()) {
-        cxxrt::log::warn("%s: fault injection: QPs of path %s to the error state", session_.name(), name_);
-        for (u32 cid = 0; cid < connection_count_; ++cid)
-            if (connections_[cid] && connections_[cid]->connection())
-                (void)connections_[cid]->qp().move_to_error();
-    }
-    submitters_.leave();
+    cxxrt::DrainCounter::Scope submitter(submitters_);
+    if (!connected())
+        return;
+    cxxrt::log::warn("%s: fault injection: QPs of path %s to the error state", session_.name(), name_);
+    for (u32 cid = 0; cid < connection_count_; ++cid)
+        if (connections_[cid] && connections_[cid]->connection())
+            (void)connections_[cid]->qp().move_to_error();
 }
 
 }  // namespace rtrs::clt

@@ -133,6 +133,12 @@ private:
     // The connection for the permit's IO: its polled connection, or the
     // submitting CPU's.
     ClientConnection* io_connection(const Permit& permit);
+    // The steps of submit(), one IO each (rtrs-clt-io.cpp, inlined there).
+    struct Submission;
+    Result<void> start_request(Submission& io);
+    Result<void> build_read(Submission& io);
+    Result<void> build_write(Submission& io);
+    Result<void> post_request(Submission& io);
     // Fault injection (process context, fault_work_ or the heartbeat):
     // moves every QP of the path to the error state.
     void inject_qp_error();
@@ -158,12 +164,12 @@ private:
     u32 connection_count_ = 0;      // all: service + interrupt-driven IO + polled
     u32 irq_connection_count_ = 0;  // the service connection and the interrupt-driven IO ones
     u32 poll_connection_count_ = 0; // the session's poll_queues
-    ClientConnection** connections_ = nullptr;
+    cxxrt::Array<UniquePtr<ClientConnection>> connections_;  // connection_count_ slots, filled by connect()
     RefPtr<ib::ProtectionDomain> pd_;
     codec::ConnRspFields params_;
     codec::ChunkGeometry geometry_;
     u32 message_size_ = 0;
-    RemoteChunk* chunks_ = nullptr;
+    cxxrt::Array<RemoteChunk> chunks_;  // queue depth of them, from the INFO_RSP
     cxxrt::Array<PathRequest> requests_;
     RequestTable table_;  // answer state of requests_ (same ids)
     Heartbeat heartbeat_;

@@ -13,11 +13,10 @@ namespace rtrs::clt {
 // (fail-over re-issues it from these fields).
 struct Permit : cxxrt::Pinned {
     Permit(Session& owner, u32 permit_id) : session(owner), id(permit_id) {}
-    ~Permit() { cxxrt::free_array(user_header); }
 
     Session& session;
     const u32 id;
-    u8* user_header = nullptr;
+    cxxrt::Array<u8> user_header;  // user_header_size + 1 bytes
     rtrs_direction direction = RTRS_READ;
     u32 header_length = 0;
     scatterlist* sg = nullptr;

@@ -1,6 +1,7 @@
 // rtrs-client: a session (a group of paths to one server session), its
 // permits, path selection and fail-over, and the user's link events.
 #include <cxxrt/log.hpp>
+#include <cxxrt/scope_guard.hpp>
 #include "rtrs/client/rtrs-clt-upcalls.h"
 #include "rtrs/client/rtrs-clt.hpp"
 #include <cxxrt/enforce.hpp>
@@ -22,12 +23,13 @@ bool valid_address(const rtrs_address& address, bool optional)
 
 }  // namespace
 
-Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtrs_client_open_params& params)
+namespace {
+
+Result<void> check_open_params(const rtrs_client_open_params& params)
 {
     if (!params.session_name || !params.paths || params.path_count == 0 || params.path_count > kMaxPaths)
         return Error(cxxrt::err::kInval);
-    cxxrt::StringView name(params.session_name);
-    CXXRT_TRY(codec::check_path_name(name));
+    CXXRT_TRY(codec::check_path_name(cxxrt::StringView(params.session_name)));
     for (u32 i = 0; i < params.path_count; ++i)
         if (!valid_address(params.paths[i].destination, false) || !valid_address(params.paths[i].source, true))
             return Error(cxxrt::err::kInval);
@@ -38,7 +40,15 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
         return Error(cxxrt::err::kInval);
     if (params.poll_queues > kMaxPollQueues)
         return Error(cxxrt::err::kInval);
+    return {};
+}
 
+}  // namespace
+
+Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtrs_client_open_params& params)
+{
+    CXXRT_TRY(check_open_params(params));
+    cxxrt::StringView name(params.session_name);
     auto made = CXXRT_TRY(cxxrt::make_unique<Session>(Gfp::kernel()));
     Session& session = *made;
     cxxrt::copy_bytes(session.name_, name.data(), name.length());
@@ -61,74 +71,22 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     session.poll_queues_ = params.poll_queues;
     session.port_ = params.paths[0].destination.port;
     session.cursors_ = CXXRT_TRY(cxxrt::PerCpu<u32>::create(Gfp::kernel()));
-    session.paths_ = cxxrt::allocate_array<Path*>(Gfp::kernel(), kMaxPaths);
-    if (!session.paths_)
-        return Error(cxxrt::err::kNoMem);
-    for (u32 i = 0; i < kMaxPaths; ++i)
-        session.paths_[i] = nullptr;
+    session.paths_ = CXXRT_TRY(cxxrt::Array<Atomic<Path*>>::create(Gfp::kernel(), kMaxPaths));
+    // From the first path on, every failure closes what was started before
+    // the session goes.
+    cxxrt::ScopeGuard close_on_failure([&session] { session.close(); });
     for (u32 i = 0; i < params.path_count; ++i) {
         Path* path = cxxrt::allocate<Path>(Gfp::kernel(), session, i, params.paths[i], i == 0);
-        if (!path) {
-            session.close();
+        if (!path)
             return Error(cxxrt::err::kNoMem);
-        }
         session.publish(i, path);
-        auto ready = path->init();
-        if (!ready) {
-            session.close();
-            return ready.error();
-        }
+        CXXRT_TRY(path->init());
     }
     const u32 path_count = session.slot_count();
-
-    // Paths connect one after the other, as upstream does; the session is
-    // usable once one of them is up, the others keep trying in the background.
-    Result<void> first_error = Error(cxxrt::err::kNotConn);
-    u32 connected = 0;
-    OpenRetry retry;
-    for (;;) {
-        for (u32 i = 0; i < path_count; ++i) {
-            auto opened = session.path_at(i)->open();
-            if (opened)
-                ++connected;
-            else if (first_error.error().code() == cxxrt::err::kNotConn)
-                first_error = opened.error();
-        }
-        if (connected)
-            break;
-        const u32 delay_ms = retry.next_delay_ms(first_error.error().code());
-        if (!delay_ms)
-            break;
-        cxxrt::log::info("session %s: the server reset the connect (is it still closing a session of this name?), "
-                         "again in %u ms",
-                         session.name_, delay_ms);
-        cxxrt::sleep_ms(delay_ms);
-        // A new identity: the server may still hold the refused attempt
-        // under the old one.
-        cxxrt::random_bytes(session.uuid_.bytes);
-        first_error = Error(cxxrt::err::kNotConn);
-    }
-    if (connected == 0) {
-        cxxrt::log::err("session %s: no path could connect (%d)", session.name_,
-                        first_error.to_errno());
-        session.close();
-        return first_error.error();
-    }
-    auto permits = session.create_permits();
-    if (!permits) {
-        session.close();
-        return permits.error();
-    }
-    auto directory = cxxrt::make_unique<SessionDirectory>(Gfp::kernel());
-    if (directory)
-        session.sysfs_ = directory.release_value();
-    auto created = directory ? session.sysfs_->create(session) : Result<void>(directory.error());
-    if (!created) {
-        // -EEXIST: another session of this name exists.
-        cxxrt::log::err("session %s: no sysfs directory (%d)", session.name_, created.to_errno());
-        session.close();
-        return created.error();
-    }
+    CXXRT_TRY(session.connect_first(path_count));
+    CXXRT_TRY(session.create_permits());
+    CXXRT_TRY(session.create_directory());
+    close_on_failure.dismiss();
     for (u32 i = 0; i < path_count; ++i) {
         if (session.path_at(i)->connected())
             session.path_at(i)->create_sysfs();
@@ -138,22 +96,66 @@ Result<Session*> Session::open(const rtrs_client_callbacks& callbacks, const rtr
     return made.release();
 }
 
+// Paths connect one after the other, as upstream does; the session is
+// usable once one of them is up, the others keep trying in the background.
+Result<void> Session::connect_first(u32 path_count)
+{
+    Result<void> first_error = Error(cxxrt::err::kNotConn);
+    u32 connected = 0;
+    OpenRetry retry;
+    for (;;) {
+        for (u32 i = 0; i < path_count; ++i) {
+            auto opened = path_at(i)->open();
+            if (opened)
+                ++connected;
+            else if (first_error.error().code() == cxxrt::err::kNotConn)
+                first_error = opened.error();
+        }
+        if (connected)
+            return {};
+        const u32 delay_ms = retry.next_delay_ms(first_error.error().code());
+        if (!delay_ms)
+            break;
+        cxxrt::log::info("session %s: the server reset the connect (is it still closing a session of this name?), "
+                         "again in %u ms",
+                         name_, delay_ms);
+        cxxrt::sleep_ms(delay_ms);
+        // A new identity: the server may still hold the refused attempt
+        // under the old one.
+        cxxrt::random_bytes(uuid_.bytes);
+        first_error = Error(cxxrt::err::kNotConn);
+    }
+    cxxrt::log::err("session %s: no path could connect (%d)", name_, first_error.to_errno());
+    return first_error.error();
+}
+
+Result<void> Session::create_directory()
+{
+    auto directory = cxxrt::make_unique<SessionDirectory>(Gfp::kernel());
+    if (directory)
+        sysfs_ = directory.release_value();
+    auto created = directory ? sysfs_->create(*this) : Result<void>(directory.error());
+    if (!created) {
+        // -EEXIST: another session of this name exists.
+        cxxrt::log::err("session %s: no sysfs directory (%d)", name_, created.to_errno());
+        return created.error();
+    }
+    return {};
+}
+
 Result<void> Session::create_permits()
 {
     CXXRT_TRY(permits_.init(queue_depth_, Gfp::kernel()));
     permit_objects_ = CXXRT_TRY(
         cxxrt::Array<Permit>::create(Gfp::kernel(), queue_depth_, [this](u32 index) { return Permit(*this, index); }));
-    for (u32 i = 0; i < queue_depth_; ++i) {
-        permit_objects_[i].user_header = cxxrt::allocate_array<u8>(Gfp::kernel(), user_header_size_ + 1);
-        if (!permit_objects_[i].user_header)
-            return Error(cxxrt::err::kNoMem);
-    }
+    for (Permit& permit : permit_objects_)
+        permit.user_header = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(Gfp::kernel(), user_header_size_ + 1));
     return {};
 }
 
 void Session::publish(u32 slot, Path* path)
 {
-    __atomic_store_n(&paths_[slot], path, __ATOMIC_RELEASE);
+    paths_[slot].store(path, cxxrt::MemoryOrder::kRelease);
     if (path && slot >= slots_.load())
         slots_.store(slot + 1, cxxrt::MemoryOrder::kRelease);
 }
@@ -181,11 +183,8 @@ void Session::close()
 Session::~Session()
 {
     session_names().release(name_entry_);
-    if (paths_) {
-        for (u32 i = 0; i < kMaxPaths; ++i)
-            cxxrt::destroy(paths_[i]);
-    }
-    cxxrt::free_array(paths_);
+    for (Atomic<Path*>& slot : paths_)
+        cxxrt::destroy(slot.load(cxxrt::MemoryOrder::kRelaxed));
 }
 
 namespace {

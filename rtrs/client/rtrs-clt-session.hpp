@@ -71,10 +71,13 @@ public:
     Result<void> store_io_hold_timeout_ms(cxxrt::sysfs::Input& in);
 
 private:
+    // Steps of open(); a failure leaves the closing to open().
+    Result<void> connect_first(u32 path_count);
     Result<void> create_permits();
+    Result<void> create_directory();
     // The path in slot i, or null (a free or removed slot). Any context;
     // under RCU (or paths_mutex_) the path stays alive while used.
-    Path* path_at(u32 i) const { return __atomic_load_n(&paths_[i], __ATOMIC_ACQUIRE); }
+    Path* path_at(u32 i) const { return paths_[i].load(cxxrt::MemoryOrder::kAcquire); }
     u32 slot_count() const { return slots_.load(cxxrt::MemoryOrder::kAcquire); }
     void publish(u32 slot, Path* path);
     struct LivePaths;
@@ -95,7 +98,7 @@ private:
     // kMaxPaths slots, published with release stores and read under RCU by
     // the IO path; slots_ is the high-water mark of used slots. Removal
     // clears a slot and waits for an RCU grace period before freeing.
-    Path** paths_ = nullptr;
+    cxxrt::Array<Atomic<Path*>> paths_;
     Atomic<u32> slots_{0};
     cxxrt::Mutex paths_mutex_{cxxrt::lock_class<"rtrs::clt::Session::paths_mutex_">};  // add_path, remove_path, close
     u16 port_ = 0;

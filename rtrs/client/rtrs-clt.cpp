@@ -34,6 +34,20 @@ CXXRT_FOREIGN_HANDLE(rtrs_client_permit, rtrs::clt::Permit);
 using cxxrt::from_handle;
 using cxxrt::to_handle;
 
+namespace {
+
+// Module unload, and a load that failed half-way: each step undoes only
+// what exists (null globals are skipped), in the reverse order of init.
+void unload()
+{
+    rtrs::SysfsTree::exit();
+    cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
+    cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
+    (void)cxxrt_module_exit();
+}
+
+}  // namespace
+
 extern "C" int rtrs_clt_cxx_init(void) noexcept
 {
     int rc = cxxrt_module_init();
@@ -44,14 +58,13 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     auto holder = queue ? cxxrt::make_unique<cxxrt::Workqueue>(cxxrt::Gfp::kernel(), queue.release_value())
                         : cxxrt::Result<cxxrt::UniquePtr<cxxrt::Workqueue>>(cxxrt::Error(cxxrt::err::kNoMem));
     if (!holder) {
-        (void)cxxrt_module_exit();
+        unload();
         return holder.to_errno();
     }
     g_workqueue = holder.value().release();
     g_session_names = cxxrt::allocate<SessionNames>(cxxrt::Gfp::kernel());
     if (!g_session_names) {
-        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
-        (void)cxxrt_module_exit();
+        unload();
         return -cxxrt::err::kNoMem;
     }
     // /sys/kernel/debug/rtrs_client/: the fault knobs (struct Faults) and the
@@ -75,10 +88,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
     cxxrt::debugfs::create_files(cxxrt_module_debugfs_dir(), files);
     auto tree = sysfs_init();
     if (!tree) {
-        rtrs::SysfsTree::exit();
-        cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
-        cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
-        (void)cxxrt_module_exit();
+        unload();
         return tree.to_errno();
     }
     cxxrt::log::info("loaded, RTRS protocol %u.%u", rtrs::wire::kVersionMajor,
@@ -88,10 +98,7 @@ extern "C" int rtrs_clt_cxx_init(void) noexcept
 
 extern "C" void rtrs_clt_cxx_exit(void) noexcept
 {
-    rtrs::SysfsTree::exit();
-    cxxrt::destroy(cxxrt::exchange(g_session_names, nullptr));
-    cxxrt::destroy(cxxrt::exchange(g_workqueue, nullptr));
-    (void)cxxrt_module_exit();
+    unload();
     cxxrt::log::info("unloaded");
 }
 
@@ -147,7 +154,7 @@ extern "C" void rtrs_client_put_permit(rtrs_client_session* session, rtrs_client
 
 extern "C" void* rtrs_client_permit_header(rtrs_client_permit* permit) noexcept
 {
-    return permit ? from_handle(permit)->user_header : nullptr;
+    return permit ? from_handle(permit)->user_header.data() : nullptr;
 }
 
 extern "C" int rtrs_client_request(rtrs_client_session* session, rtrs_client_permit* permit,

@@ -305,12 +305,8 @@ Session::~Session()
     CXXRT_ASSERT(chunk_owners_.held() == 0);
     if (charged)
         admission().release_session(client_);
-    if (chunks_) {
-        for (u32 i = 0; i < chunk_count_; ++i)
-            free_array(chunks_[i]);
-        free_array(chunks_);
+    if (chunks_)
         g_counters.chunk_bytes.add(-(long long)(u64(chunk_count_) * params().chunk_size));
-    }
     g_counters.sessions.add(-1);
 }
 
@@ -322,17 +318,12 @@ Result<void> Session::ensure_chunks()
         return {};
     if (chunk_owners_.size() == 0)
         CXXRT_TRY(chunk_owners_.init(p.queue_depth, Gfp::kernel()));
-    if (!chunks_) {
-        chunks_ = allocate_array<u8*>(Gfp::kernel(), p.queue_depth);
-        if (!chunks_)
-            return Error(err::kNoMem);
-    }
+    if (!chunks_)
+        chunks_ = CXXRT_TRY(Array<Array<u8>>::create(Gfp::kernel(), p.queue_depth));
     // A failed earlier attempt left some chunks: keep them, add the rest.
     while (chunk_count_ < p.queue_depth) {
-        u8* chunk = allocate_array<u8>(Gfp::kernel(), p.chunk_size);
-        if (!chunk)
-            return Error(err::kNoMem);
-        chunks_[chunk_count_++] = chunk;
+        chunks_[chunk_count_] = CXXRT_TRY(Array<u8>::create_zeroed(Gfp::kernel(), p.chunk_size));
+        ++chunk_count_;
         g_counters.chunk_bytes.add(p.chunk_size);
     }
     return {};

@@ -77,15 +77,11 @@ Result<void> Path::init(ib::Device device)
     geometry_ = CXXRT_TRY(codec::make_chunk_geometry(p.queue_depth, p.chunk_size));
     pd_ = CXXRT_TRY(ib::ProtectionDomain::create(Gfp::kernel(), device));
     cpu_stats_ = CXXRT_TRY(PerCpu<ServerCpuStats>::create(Gfp::kernel()));
-    connections_ = allocate_array<ServerConnection*>(Gfp::kernel(), connection_count_);
-    if (!connections_)
-        return Error(err::kNoMem);
+    connections_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ServerConnection>>::create(Gfp::kernel(), connection_count_));
     chunks_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ib::DmaBuffer>>::create(Gfp::kernel(), p.queue_depth));
     chunk_regions_ = CXXRT_TRY(cxxrt::Array<UniquePtr<ib::MemoryRegion>>::create(Gfp::kernel(), p.queue_depth));
     ios_ = CXXRT_TRY(cxxrt::Array<ServerIo>::create(Gfp::kernel(), p.queue_depth));
-    descriptors_ = allocate_array<codec::SgEntry>(Gfp::kernel(), p.queue_depth);
-    if (!descriptors_)
-        return Error(err::kNoMem);
+    descriptors_ = CXXRT_TRY(cxxrt::Array<codec::SgEntry>::create(Gfp::kernel(), p.queue_depth));
     for (u32 i = 0; i < p.queue_depth; ++i) {
         ios_[i].path = this;
         ios_[i].chunk_id = i;
@@ -188,8 +184,8 @@ Path::~Path()
     pd_.reset();
     if (connections_) {
         for (u16 cid = 0; cid < connection_count_; ++cid)
-            destroy(connections_[cid]);
-        free_array(connections_);
+            connections_[cid].reset();
+        connections_.reset();
         if (u64 delay = g_faults.id_delay_ms.get())
             cxxrt::sleep_ms(u32(min<u64>(delay, 10000)));
     }
@@ -197,7 +193,7 @@ Path::~Path()
     g_counters.paths.add(-1);
     admission().release_connections(client(), charged_connections_);
     ios_.reset();
-    free_array(descriptors_);
+    descriptors_.reset();
 }
 
 Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
@@ -226,7 +222,7 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
         schedule_close("cannot allocate a connection");
         return Error(err::kNoMem);
     }
-    connections_[cid] = connection;  // owned by the path from here on, even if setup fails
+    connections_[cid] = UniquePtr<ServerConnection>(connection);  // owned by the path from here on, even if setup fails
     auto ready = connection->setup(incoming, pd_);
     if (ready.is_error()) {
         log::err_ratelimited("connection %u of a path failed to set up: %d", unsigned(cid), ready.to_errno());
@@ -286,7 +282,7 @@ void Path::handle_info_request(ConstByteSpan message)
     // where they are. Send-queue order makes the registrations take effect
     // before the client can see the INFO_RSP.
     const Params& p = params();
-    ServerConnection* service = connections_[0];
+    ServerConnection* service = connections_[0].get();
     for (u32 i = 0; i < p.queue_depth; ++i) {
         ib::MemoryRegion& mr = *chunk_regions_[i];
         // Behind a LOCAL_INV, like every registration (a heartbeat may be
@@ -298,7 +294,7 @@ void Path::handle_info_request(ConstByteSpan message)
         }
         descriptors_[i] = codec::SgEntry{mr.iova(), mr.rkey(), p.chunk_size};
     }
-    auto built = codec::build_info_rsp(info_response_->bytes(), Span<const codec::SgEntry>(descriptors_, p.queue_depth));
+    auto built = codec::build_info_rsp(info_response_->bytes(), Span<const codec::SgEntry>(descriptors_.data(), p.queue_depth));
     if (built.is_error()) {
         schedule_close("cannot build INFO_RSP");
         return;
@@ -369,7 +365,7 @@ void Path::send_heartbeat()
     case Heartbeat::Action::kSend: {
         if (g_faults.drop_heartbeats.get())
             break;
-        ServerConnection* service = connections_[0];
+        ServerConnection* service = connections_[0].get();
         IrqSpinGuard guard(service->post_lock());
         if (service->qp()
                 .post_write_imm(&service->send_done, {}, ib::RemoteBuffer{}, wire::kHeartbeatImm, ib::kSignaled)

@@ -45,7 +45,7 @@ Result<Address> address_of(const ib::SockAddr& raw)
 
 Result<void> Path::show_address(Output& out, bool client_side)
 {
-    ServerConnection* service = connections_[0];
+    ServerConnection* service = connections_[0].get();
     if (!service) {
         out.append(kUnknownAddressText);
         out.append("\n");

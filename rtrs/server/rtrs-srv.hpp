@@ -296,7 +296,7 @@ public:
     // The client this path's connections are charged to (its session's).
     const ClientKey& client() const;
     Heartbeat& heartbeat() { return heartbeat_; }
-    ServerConnection* connection(u16 cid) { return cid < connection_count_ ? connections_[cid] : nullptr; }
+    ServerConnection* connection(u16 cid) { return cid < connection_count_ ? connections_[cid].get() : nullptr; }
 
     cxxrt::ListNode session_node;
 
@@ -348,7 +348,7 @@ private:
     ib::Device device_;
     cxxrt::RefPtr<ib::ProtectionDomain> pd_;
     codec::ChunkGeometry geometry_{};
-    ServerConnection** connections_ = nullptr;
+    cxxrt::Array<UniquePtr<ServerConnection>> connections_;
     cxxrt::Array<UniquePtr<ib::DmaBuffer>> chunks_;  // this path's mappings of the session's chunks
     cxxrt::Array<UniquePtr<ib::MemoryRegion>> chunk_regions_;
     u32 registered_chunks_ = 0;  // setup work only (one at a time), then the destructor
@@ -359,7 +359,7 @@ private:
     u8 info_request_[ServerConnection::kReceiveSize] = {};
     u32 info_request_length_ = 0;
     cxxrt::Array<ServerIo> ios_;
-    codec::SgEntry* descriptors_ = nullptr;  // INFO_RSP scratch
+    cxxrt::Array<codec::SgEntry> descriptors_;  // INFO_RSP scratch
     UniquePtr<ib::DmaBuffer> info_response_;
     UniquePtr<ib::DmaBuffer> rkey_responses_;  // queue_depth RKEY_RSP messages
     cxxrt::DrainCounter inflight_{cxxrt::lock_class<"rtrs::srv::Path::inflight_">};  // IOs handed to the user, not yet answered
@@ -387,7 +387,7 @@ public:
     // The session's chunk memory, allocated once when its first path has
     // its INFO_REQ (process context, may sleep); every path maps the same chunks.
     [[nodiscard]] Result<void> ensure_chunks();
-    u8* chunk(u32 index) const { return chunks_[index]; }
+    u8* chunk(u32 index) const { return chunks_[index].data(); }
     // Which path holds each chunk (made by ensure_chunks(), before the
     // first path can announce the chunks; read lock-free after that).
     ChunkOwners& chunk_owners() { return chunk_owners_; }
@@ -421,7 +421,7 @@ private:
     ClientKey client_;
     char name_[256] = {};  // set once, under Context::mutex() (claim_session_name)
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
-    u8** chunks_ = nullptr;
+    cxxrt::Array<cxxrt::Array<u8>> chunks_;
     u32 chunk_count_ CXXRT_GUARDED_BY(chunks_mutex_) = 0;  // chunks_ itself is read unlocked once ensure_chunks() made it
     ChunkOwners chunk_owners_;  // sized under chunks_mutex_, then lock-free
 };

@@ -155,6 +155,31 @@ int Context::on_connect_request(ib::CmId& listener, ib::IncomingConnection& inco
 // Finds or makes the session and path of a connect request under the
 // context lock, then sets the path up and hands it the connection with only
 // the path's own lock held. Returns 0, or a negative errno for the client.
+namespace {
+
+// The connection joins its path (the path's first one initializes it),
+// then the setup begun under the context's mutex ends.
+Result<void> join_path(Path& path, bool created, ib::IncomingConnection& incoming, u16 cid)
+{
+    Result<void> done;
+    {
+        MutexGuard setup(path.setup_mutex());
+        if (created) {
+            done = path.init(incoming.device());
+            if (done.is_error())
+                path.schedule_close("cannot allocate a path");
+        } else if (!path.initialized()) {
+            done = Error(err::kConnReset);  // its first connection failed to set it up
+        }
+        if (done.is_ok())
+            done = path.add_connection(incoming, cid);
+    }
+    path.end_setup();
+    return done;
+}
+
+}  // namespace
+
 Result<int> Context::accept_request(ib::IncomingConnection& incoming, const codec::ConnReqFields& request)
 {
     Path* path = nullptr;
@@ -230,20 +255,7 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
         }
         path->begin_setup();
     }
-    Result<void> done;
-    {
-        MutexGuard setup(path->setup_mutex());
-        if (created) {
-            done = path->init(incoming.device());
-            if (done.is_error())
-                path->schedule_close("cannot allocate a path");
-        } else if (!path->initialized()) {
-            done = Error(err::kConnReset);  // its first connection failed to set it up
-        }
-        if (done.is_ok())
-            done = path->add_connection(incoming, request.cid);
-    }
-    path->end_setup();
+    Result<void> done = join_path(*path, created, incoming, request.cid);
     return done.is_ok() ? 0 : done.to_errno();
 }
 

@@ -75,27 +75,9 @@ struct Path::Submission {
     }
 };
 
-Result<void> Path::submit(Permit& permit)
-{
-    if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
-        [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
-    cxxrt::DrainCounter::Scope submitter(submitters_);  // leaves on every return below
-    if (!connected())
-        return Error(cxxrt::err::kNotConn);
-    PathRequest& request = requests_[permit.id];
-    RequestSlot& slot = table_.slot(permit.id);
-    if (slot.state() != RequestSlot::State::kIdle)
-        return Error(cxxrt::err::kBusy);
-    Submission io{permit, request, slot, io_connection(permit), request.message_->data(), pd_->local_dma_lkey(),
-                  permit.direction == RTRS_READ};
-    CXXRT_TRY(start_request(io));
-    CXXRT_TRY(io.is_read ? build_read(io) : build_write(io));
-    return post_request(io);
-}
-
 // The request takes the permit's IO: its header, the path, the DMA mapping
 // of its data, and where its chunk lives on the server.
-inline Result<void> Path::start_request(Submission& io)
+[[gnu::always_inline]] inline Result<void> Path::start_request(Submission& io)
 {
     Permit& permit = io.permit;
     PathRequest& request = io.request;
@@ -124,7 +106,7 @@ inline Result<void> Path::start_request(Submission& io)
 
 // A READ: the server RDMA-writes the data into our pages, registered under
 // a fresh key; the message carries their descriptor.
-inline Result<void> Path::build_read(Submission& io)
+[[gnu::always_inline]] inline Result<void> Path::build_read(Submission& io)
 {
     Permit& permit = io.permit;
     PathRequest& request = io.request;
@@ -157,7 +139,7 @@ inline Result<void> Path::build_read(Submission& io)
 }
 
 // A WRITE: our pages, then the message, in one RDMA write to the chunk.
-inline Result<void> Path::build_write(Submission& io)
+[[gnu::always_inline]] inline Result<void> Path::build_write(Submission& io)
 {
     Permit& permit = io.permit;
     PathRequest& request = io.request;
@@ -179,7 +161,7 @@ inline Result<void> Path::build_write(Submission& io)
 }
 
 // The request goes in flight and onto the QP.
-inline Result<void> Path::post_request(Submission& io)
+[[gnu::always_inline]] inline Result<void> Path::post_request(Submission& io)
 {
     Permit& permit = io.permit;
     PathRequest& request = io.request;
@@ -201,7 +183,7 @@ inline Result<void> Path::post_request(Submission& io)
                        u64(permit.data_length) + permit.header_length, permit.sg_count);
     }
     bool registered = false;
-    auto posted = [&]() -> Result<void> {
+    auto posted = [&]() __attribute__((always_inline)) -> Result<void> {
         cxxrt::IrqSpinGuard guard(connection->post_lock());
         const cxxrt::Span<const ib::Sge> data(io.sges, io.sge_count);
         const ib::RemoteBuffer remote{io.remote_addr, io.chunk.rkey};
@@ -237,6 +219,24 @@ inline Result<void> Path::post_request(Submission& io)
     }
     g_counters.submitted.add(1);
     return {};
+}
+
+Result<void> Path::submit(Permit& permit)
+{
+    if (g_faults.qp_error.get() && fault_applies(g_faults.qp_error, index_))
+        [[unlikely]] (void)fault_work_.queue_on(workqueue());  // ib_modify_qp may sleep
+    cxxrt::DrainCounter::Scope submitter(submitters_);  // leaves on every return below
+    if (!connected())
+        return Error(cxxrt::err::kNotConn);
+    PathRequest& request = requests_[permit.id];
+    RequestSlot& slot = table_.slot(permit.id);
+    if (slot.state() != RequestSlot::State::kIdle)
+        return Error(cxxrt::err::kBusy);
+    Submission io{permit, request, slot, io_connection(permit), request.message_->data(), pd_->local_dma_lkey(),
+                  permit.direction == RTRS_READ};
+    CXXRT_TRY(start_request(io));
+    CXXRT_TRY(io.is_read ? build_read(io) : build_write(io));
+    return post_request(io);
 }
 
 void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan payload)
@@ -319,7 +319,8 @@ void Path::complete_request(const ReceiveDecision& response)
         ClientCpuStats& here = stats_.this_cpu(cpu);
         if (cpu.cpu() != request.submit_cpu_) {
             record_migration_to(here);
-            cxxrt::AtomicRef<u32>(stats_.on(request.submit_cpu_).migrations_from).fetch_add(1, cxxrt::MemoryOrder::kRelaxed);
+            cxxrt::AtomicRef<u32> from(stats_.on(request.submit_cpu_).migrations_from);
+            from.fetch_add(1, cxxrt::MemoryOrder::kRelaxed);
         }
     }
     if (fault_applies(g_faults.delay_paths, index_)) {

@@ -294,7 +294,7 @@ void Path::handle_info_request(ConstByteSpan message)
         }
         descriptors_[i] = codec::SgEntry{mr.iova(), mr.rkey(), p.chunk_size};
     }
-    auto built = codec::build_info_rsp(info_response_->bytes(), Span<const codec::SgEntry>(descriptors_.data(), p.queue_depth));
+    auto built = codec::build_info_rsp(info_response_->bytes(), descriptors_.span());
     if (built.is_error()) {
         schedule_close("cannot build INFO_RSP");
         return;

@@ -21,10 +21,6 @@ bool valid_address(const rtrs_address& address, bool optional)
     }
 }
 
-}  // namespace
-
-namespace {
-
 Result<void> check_open_params(const rtrs_client_open_params& params)
 {
     if (!params.session_name || !params.paths || params.path_count == 0 || params.path_count > kMaxPaths)

@@ -2,17 +2,17 @@
 # The RDMA layer comes from ../kernel/ib/objects.mk ($(kernel-ib-objs)), the
 # address parser from ../common/objects.mk ($(common-objs)).
 rtrs-codec-objs := rtrs/core/rtrs-codec.o
-rtrs-client-objs = rtrs/client/rtrs-clt-mod.o rtrs/client/rtrs-clt-export.o kernel/trace/kapi-rtrs-clt-trace.o rtrs/client/rtrs-clt.o \
+rtrs-client-objs = rtrs/client/rtrs-clt-mod.o rtrs/client/rtrs-clt-export.o rtrs/trace/kapi-rtrs-clt-trace.o rtrs/client/rtrs-clt.o \
 	rtrs/client/rtrs-clt-session.o rtrs/client/rtrs-clt-path.o rtrs/client/rtrs-clt-handshake.o rtrs/client/rtrs-clt-io.o rtrs/client/rtrs-clt-connection.o rtrs/client/rtrs-clt-sysfs.o \
 	rtrs/core/rtrs-clt-proto.o \
 	$(rtrs-codec-objs) \
 	$(common-objs) rtrs/core/rtrs-clt-policy.o rtrs/core/rtrs-stats.o rtrs/core/rtrs-permits.o $(kernel-ib-objs)
-rtrs-server-objs := rtrs/server/rtrs-srv-mod.o kernel/trace/kapi-rtrs-srv-trace.o rtrs/server/rtrs-srv.o rtrs/server/rtrs-srv-context.o rtrs/server/rtrs-srv-path.o rtrs/core/rtrs-srv-protocol.o rtrs/core/rtrs-srv-limits.o rtrs/core/rtrs-srv-chunk-owners.o \
+rtrs-server-objs := rtrs/server/rtrs-srv-mod.o rtrs/trace/kapi-rtrs-srv-trace.o rtrs/server/rtrs-srv.o rtrs/server/rtrs-srv-context.o rtrs/server/rtrs-srv-path.o rtrs/core/rtrs-srv-protocol.o rtrs/core/rtrs-srv-limits.o rtrs/core/rtrs-srv-chunk-owners.o \
 	rtrs/server/rtrs-srv-io.o rtrs/server/rtrs-srv-sysfs.o $(common-objs) $(rtrs-codec-objs) rtrs/core/rtrs-stats.o $(kernel-ib-objs)
 # The trace event definitions find their own header again through
 # <trace/define_trace.h> (TRACE_INCLUDE_PATH ".").
-CFLAGS_kernel/trace/kapi-rtrs-clt-trace.o := -I$(src)/kernel/trace
-CFLAGS_kernel/trace/kapi-rtrs-srv-trace.o := -I$(src)/kernel/trace
+CFLAGS_rtrs/trace/kapi-rtrs-clt-trace.o := -I$(src)/rtrs/trace
+CFLAGS_rtrs/trace/kapi-rtrs-srv-trace.o := -I$(src)/rtrs/trace
 
 # Test-only modules of this folder (built with CXXRT_SELFTEST=1):
 # add "rtrs/tests/kmod/<name>.o" here and define its <path>-y objects.

@@ -14,8 +14,9 @@
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 2
 allow=tools/layers-allow.txt
-# Abstraction folders: C++ types over the boundary.
-abstraction='cxxrt|kernel'
+# Abstraction folders: C++ types over the boundary (a product's trace
+# events are its own, over its own TRACE_EVENT boundary).
+abstraction='cxxrt|kernel|rnbd/trace|rtrs/trace'
 # A boundary header by name: kapi*.h or *-kapi.h (C declarations of the
 # boundary), the generated kernel-size header, or a kernel header.
 boundary_include='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?(kapi[^/>"]*\.h|[^/>"]*-kapi\.h|cxxrt-kabi\.h)[>"]|^[[:space:]]*#[[:space:]]*include[[:space:]]*<(linux|asm|asm-generic|uapi|rdma|net|trace)/'

@@ -1,7 +1,7 @@
 // One bio (struct bio) over a BlockDevice: the block layer's ops and flags
 // as C++ names (blk_opf_t values from the generated header: the caller maps
 // its own protocol onto them), allocation with one data segment, and
-// submission with a completion upcall.
+// submission with the caller's end_io.
 #pragma once
 
 #include <cxxrt/types.hpp>
@@ -12,7 +12,7 @@
 #include "kernel/block/kapi-blkdev.h"
 #include "kernel/block/op.hpp"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -32,6 +32,11 @@ struct BioOpFlags {
     u32 native() const { return u32(op) | flags; }
 };
 
+// A bio's end (bi_end_io): a function of the caller's C boundary, which
+// reads the context from bi_private, puts the bio and tells its C++. Any
+// context (irq, softirq, process); no sleeping.
+using BioEndIo = void (*)(::bio* bio);
+
 // A handle of a bio not yet submitted (then the block layer owns it).
 class Bio {
 public:
@@ -47,12 +52,12 @@ public:
     explicit operator bool() const { return handle_ != nullptr; }
 
     // Sets range and priority and submits; the bio is then the block
-    // layer's (this handle is null). When it ends, rnbd_srv_cxx_bio_done(context, errno) runs
-    // (any context, possibly before this returns) and the bio is freed.
+    // layer's (this handle is null). When it ends, `end_io` runs with
+    // `context` in the bio (any context, possibly before this returns).
     // Process context.
-    void submit(u64 sector, u32 size, u16 prio, void* context)
+    void submit(u64 sector, u32 size, u16 prio, BioEndIo end_io, void* context)
     {
-        kapi_bio_submit(cxxrt::exchange(handle_, nullptr), sector, size, prio, context);
+        kapi_bio_submit(cxxrt::exchange(handle_, nullptr), sector, size, prio, end_io, context);
     }
 
 private:
@@ -60,4 +65,4 @@ private:
     ::bio* handle_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

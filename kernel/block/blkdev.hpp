@@ -12,7 +12,7 @@
 
 #include "kernel/block/kapi-blkdev.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -66,4 +66,4 @@ private:
     bool writable_ = false;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

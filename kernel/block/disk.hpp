@@ -20,7 +20,7 @@
 #include "kernel/block/tag-set.hpp"
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -35,10 +35,11 @@ public:
         disk_ = Allocated(made);
         return {};
     }
-    // Named "<prefix><index>", minors index * minors onwards, the driver's open/release/free_disk.
-    void set_identity(int major, u32 index, u32 minors, const char* prefix)
+    // Named "<prefix><index>", minors index * minors onwards, with the
+    // driver's `ops` (its C boundary's open/release/free_disk).
+    void set_identity(const block_device_operations& ops, int major, u32 index, u32 minors, const char* prefix)
     {
-        kapi_disk_identity(disk(), major, index, minors, prefix);
+        kapi_disk_identity(disk(), &ops, major, index, minors, prefix);
     }
     void set_capacity(u64 sectors) { kapi_set_capacity(disk(), sectors); }
     void set_read_only() { kapi_set_read_only(disk()); }
@@ -102,4 +103,4 @@ private:
     Visible visible_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -13,7 +13,7 @@
 #include "kernel/block/path.hpp"
 #include "kernel/block/kapi-blkdev.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -71,4 +71,4 @@ private:
     Opened file_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -7,7 +7,7 @@
 #include "kernel/block/queue-maps.hpp"
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 class HardwareQueue {
 public:
@@ -25,4 +25,4 @@ private:
     blk_mq_hw_ctx* handle_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-server C boundary: one bio per IO (see kapi-blkdev.h). The data of
- * an IO is an RTRS chunk: kmalloc'd, physically contiguous, so it goes into
- * the bio as one multi-page segment. The op and flags arrive as the block
- * layer's own blk_opf_t (C++ maps the RNBD ones: rnbd-srv-io-bdev.cpp).
+ * The C boundary of bios (see kapi-blkdev.h): one bio per IO over one
+ * kmalloc'd, physically contiguous buffer, so it goes into the bio as one
+ * multi-page segment. The op and flags arrive as the block layer's own
+ * blk_opf_t (the caller maps its protocol's onto them); the bio's end is
+ * the caller's own end_io (its C boundary's), called by the block layer.
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -21,23 +22,13 @@ struct bio *kapi_bio_alloc(struct block_device *bdev, unsigned int opf, void *da
 	return bio;
 }
 
-/* KAPI: any context the block layer completes bios in. */
-static void kapi_bio_end_io(struct bio *bio)
-{
-	void *context = bio->bi_private;
-	int error = blk_status_to_errno(bio->bi_status);
-
-	bio_put(bio);
-	rnbd_srv_cxx_bio_done(context, error);
-}
-
 /* KAPI: process context. */
 void kapi_bio_submit(struct bio *bio, unsigned long long sector, unsigned int size, unsigned short prio,
-		     void *context)
+		     void (*end_io)(struct bio *bio), void *context)
 {
 	bio->bi_iter.bi_sector = sector;
 	bio->bi_iter.bi_size = size;
-	bio->bi_end_io = kapi_bio_end_io;
+	bio->bi_end_io = end_io;
 	bio->bi_private = context;
 	bio->bi_ioprio = prio;
 	submit_bio(bio);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-client C boundary: blk-mq tag set, gendisk, queue limits and request
- * helpers. Each function is one kernel call (or one macro) and carries no
- * RNBD logic; the blk_mq_ops and block_device_operations tables forward to
- * the C++ upcalls of kernel/block/kapi-blk.h.
+ * The C boundary of a blk-mq driver: tag set, gendisk, queue limits and
+ * request helpers. Each function is one kernel call (or one macro) and
+ * knows no driver: the driver's own C boundary defines its blk_mq_ops and
+ * block_device_operations (calling its C++ directly, so an IO costs no
+ * call more than the kernel's own indirect one) and hands them to
+ * kapi_tag_set_alloc and kapi_disk_identity.
  *
  * Kernel versions: the #if blocks name the release where the call changed;
  * 6.1 and 6.12 are the kernels built and tested. The queue limits reach
@@ -16,7 +18,6 @@
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -32,55 +33,6 @@ void kapi_unregister_major(int major, const char *name)
 {
 	unregister_blkdev(major, name);
 }
-
-/* KAPI: blk-mq, may not sleep; forwards to C++ with the device (queuedata). */
-static blk_status_t kapi_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
-{
-	return (__force blk_status_t)rnbd_clt_cxx_queue_rq(hctx->queue->queuedata, hctx, bd->rq, blk_mq_rq_to_pdu(bd->rq));
-}
-
-/* KAPI: softirq (or the context that completed the request). */
-static void kapi_mq_complete(struct request *rq)
-{
-	rnbd_clt_cxx_complete_rq(rq, blk_mq_rq_to_pdu(rq));
-}
-
-/* KAPI: process context (blk-mq timeout work). */
-static enum blk_eh_timer_return kapi_timeout(struct request *rq)
-{
-	if (rnbd_clt_cxx_timeout(rq->q->queuedata, rq, blk_mq_rq_to_pdu(rq)))
-		return BLK_EH_RESET_TIMER;
-	return BLK_EH_DONE;
-}
-
-/* KAPI: process context, once per request when the tag set is allocated. */
-static int kapi_init_request(struct blk_mq_tag_set *set, struct request *rq, unsigned int hctx_idx,
-				  unsigned int numa_node)
-{
-	rnbd_clt_cxx_init_request(set->driver_data, blk_mq_rq_to_pdu(rq));
-	return 0;
-}
-
-/* KAPI: process context (tag set allocation, CPU hotplug); C++ lays out the maps. */
-static void kapi_map_queues(struct blk_mq_tag_set *set)
-{
-	rnbd_clt_cxx_map_queues(set->driver_data, set);
-}
-
-/* KAPI: the polling task (io_uring, blk_poll), process context, may not sleep. */
-static int kapi_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
-{
-	return rnbd_clt_cxx_poll(hctx->queue->queuedata, hctx->queue_num);
-}
-
-static const struct blk_mq_ops kapi_mq_ops = {
-	.queue_rq = kapi_queue_rq,
-	.complete = kapi_mq_complete,
-	.timeout = kapi_timeout,
-	.init_request = kapi_init_request,
-	.map_queues = kapi_map_queues,
-	.poll = kapi_poll,
-};
 
 static_assert((int)KAPI_HCTX_DEFAULT == (int)HCTX_TYPE_DEFAULT && (int)KAPI_HCTX_READ == (int)HCTX_TYPE_READ &&
 	      (int)KAPI_HCTX_POLL == (int)HCTX_TYPE_POLL && (int)KAPI_HCTX_TYPES == (int)HCTX_MAX_TYPES);
@@ -106,51 +58,16 @@ unsigned int kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx)
 	return hctx->queue_num;
 }
 
-/* KAPI: process context. Since 6.5 open takes the disk and a blk_mode_t. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-static int kapi_open(struct gendisk *disk, blk_mode_t mode)
-{
-	return rnbd_clt_cxx_open(disk->private_data, !!(mode & BLK_OPEN_WRITE));
-}
-
-static void kapi_release(struct gendisk *disk)
-{
-	rnbd_clt_cxx_release(disk->private_data);
-}
-#else
-static int kapi_open(struct block_device *bdev, fmode_t mode)
-{
-	return rnbd_clt_cxx_open(bdev->bd_disk->private_data, !!(mode & FMODE_WRITE));
-}
-
-static void kapi_release(struct gendisk *disk, fmode_t mode)
-{
-	rnbd_clt_cxx_release(disk->private_data);
-}
-#endif
-
-/* KAPI: the last reference to the disk is gone (disk_release), process context. */
-static void kapi_free_disk(struct gendisk *disk)
-{
-	rnbd_clt_cxx_free_disk(disk->private_data);
-}
-
-static const struct block_device_operations kapi_fops = {
-	.owner = THIS_MODULE,
-	.open = kapi_open,
-	.release = kapi_release,
-	.free_disk = kapi_free_disk,
-};
-
-/* KAPI: process context; a zeroed tag set with our ops, not yet allocated. */
-struct blk_mq_tag_set *kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
-					       unsigned int cmd_size, void *driver_data)
+/* KAPI: process context; a zeroed tag set with the driver's ops, not yet allocated. */
+struct blk_mq_tag_set *kapi_tag_set_alloc(const struct blk_mq_ops *ops, unsigned int nr_hw_queues,
+					  unsigned int nr_maps, unsigned int depth, unsigned int cmd_size,
+					  void *driver_data)
 {
 	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
 
 	if (!set)
 		return NULL;
-	set->ops = &kapi_mq_ops;
+	set->ops = ops;
 	set->nr_hw_queues = nr_hw_queues;
 	set->nr_maps = nr_maps;
 	set->queue_depth = depth;
@@ -273,13 +190,13 @@ int kapi_disk_alloc(struct blk_mq_tag_set *set, const struct kapi_queue_limits *
 }
 #endif
 
-void kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
-			     const char *prefix)
+void kapi_disk_identity(struct gendisk *disk, const struct block_device_operations *fops, int major,
+			unsigned int index, unsigned int minors, const char *prefix)
 {
 	disk->major = major;
 	disk->first_minor = index * minors;
 	disk->minors = minors;
-	disk->fops = &kapi_fops;
+	disk->fops = fops;
 	snprintf(disk->disk_name, sizeof(disk->disk_name), "%s%u", prefix, index);
 }
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * C boundary of rnbd-client: blk-mq, gendisk, request helpers
+ * C boundary of a blk-mq driver: blk-mq, gendisk, request helpers
  * (kernel/block/kapi-blk.c) and the scatterlists
  * (kernel/block/kapi-sg.c). Kernel objects are typed opaque pointers here
  * (the kernel's own struct names, incomplete on the C++ side); C++ reaches
- * them only through the views and owners of kernel/block/. The blk_mq_ops and
- * block_device_operations tables live in C and call the rnbd_clt_cxx_*
- * upcalls declared at the end.
+ * them only through the views and owners of kernel/block/. The driver's
+ * blk_mq_ops and block_device_operations tables are its own (defined in
+ * its C boundary, calling its C++): they arrive here as pointers.
  */
 #ifndef KAPI_BLK_H
 #define KAPI_BLK_H
@@ -23,6 +23,8 @@ struct blk_mq_hw_ctx;
 struct request;
 struct gendisk;
 struct device;
+struct blk_mq_ops;
+struct block_device_operations;
 
 struct kapi_rq_info {
 	unsigned int op;           /* req_op(): the kernel's REQ_OP_* value */
@@ -62,15 +64,16 @@ void kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
 
 /* ---- tag set and disk (process context, may sleep) ---- */
 /*
- * A blk_mq_tag_set with our ops: nr_hw_queues, nr_maps (1, or
+ * A blk_mq_tag_set with the driver's `ops`: nr_hw_queues, nr_maps (1, or
  * KAPI_HCTX_TYPES with polled queues; the map_queues upcall lays them
  * out), depth, a per-request PDU of `cmd_size` bytes (its layout is the C++
  * tag set's: kernel/block/tag-set.hpp), and `driver_data` handed to the
  * init_request and map_queues upcalls. NULL without memory.
  * Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
  */
-struct blk_mq_tag_set *kapi_tag_set_alloc(unsigned int nr_hw_queues, unsigned int nr_maps, unsigned int depth,
-					       unsigned int cmd_size, void *driver_data) KAPI_NOEXCEPT;
+struct blk_mq_tag_set *kapi_tag_set_alloc(const struct blk_mq_ops *ops, unsigned int nr_hw_queues,
+					  unsigned int nr_maps, unsigned int depth, unsigned int cmd_size,
+					  void *driver_data) KAPI_NOEXCEPT;
 /* Hardware queue types (enum hctx_type). */
 enum kapi_hctx_type {
 	KAPI_HCTX_DEFAULT = 0,
@@ -103,9 +106,9 @@ int kapi_disk_alloc(struct blk_mq_tag_set *set, const struct kapi_queue_limits *
 int kapi_update_limits(struct gendisk *disk, const struct kapi_queue_limits *lim) KAPI_NOEXCEPT;
 void kapi_freeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
 void kapi_unfreeze_queue(struct gendisk *disk) KAPI_NOEXCEPT;
-/* Names the disk "<prefix><index>" with `minors` minors from index * minors, our fops. */
-void kapi_disk_identity(struct gendisk *disk, int major, unsigned int index, unsigned int minors,
-			     const char *prefix) KAPI_NOEXCEPT;
+/* Names the disk "<prefix><index>" with `minors` minors from index * minors, the driver's `fops`. */
+void kapi_disk_identity(struct gendisk *disk, const struct block_device_operations *fops, int major,
+			unsigned int index, unsigned int minors, const char *prefix) KAPI_NOEXCEPT;
 int kapi_add_disk(struct gendisk *disk) KAPI_NOEXCEPT;
 void kapi_del_gendisk(struct gendisk *disk) KAPI_NOEXCEPT;
 void kapi_put_disk(struct gendisk *disk) KAPI_NOEXCEPT;
@@ -121,7 +124,7 @@ void kapi_set_capacity(struct gendisk *disk, unsigned long long sectors) KAPI_NO
 void kapi_set_capacity_notify(struct gendisk *disk, unsigned long long sectors) KAPI_NOEXCEPT;
 /*
  * kobject_uevent(disk's device, KOBJ_CHANGE): tells udev to look at the disk
- * again (its rnbd/ attributes exist, its state changed). Process context.
+ * again (the driver's attributes exist, its state changed). Process context.
  */
 void kapi_disk_change_uevent(struct gendisk *disk) KAPI_NOEXCEPT;
 
@@ -152,28 +155,6 @@ void kapi_block_sg_init_table(struct scatterlist *sg, unsigned int entries) KAPI
 /* sg_init_one over a kmalloc'd (DMA-able) buffer; the entry is kmalloc'd, free with kapi_sg_free_one. */
 struct scatterlist *kapi_sg_alloc_one(void *buffer, unsigned int length, unsigned int gfp) KAPI_NOEXCEPT;
 void kapi_sg_free_one(struct scatterlist *sg) KAPI_NOEXCEPT;
-
-/* ---- upcalls (C++, rnbd/client/rnbd-clt-dev{,-io}.cpp) ---- */
-/* KAPI: blk-mq init_request, process context (tag set allocation). */
-void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). Answers a blk_status_t value. */
-int rnbd_clt_cxx_queue_rq(void *device, struct blk_mq_hw_ctx *hctx, struct request *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq map_queues, process context: the device lays out its maps (kapi_map_queue_type). */
-void rnbd_clt_cxx_map_queues(void *device, struct blk_mq_tag_set *tag_set) KAPI_NOEXCEPT;
-/* KAPI: blk-mq poll of hardware queue `queue_num` (a polled one), process context, no sleep;
- * completions reaped (>= 0). */
-int rnbd_clt_cxx_poll(void *device, unsigned int queue_num) KAPI_NOEXCEPT;
-/* KAPI: blk-mq complete; softirq or the completing context. */
-void rnbd_clt_cxx_complete_rq(struct request *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq timeout, process context (timeout work). 1: reset the timer;
- * 0: done (the upcall completed the request itself). */
-int rnbd_clt_cxx_timeout(void *device, struct request *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: block_device_operations open/release, process context; open returns 0 or -errno;
- * `write`: opened for writing. */
-int rnbd_clt_cxx_open(void *device, int write) KAPI_NOEXCEPT;
-void rnbd_clt_cxx_release(void *device) KAPI_NOEXCEPT;
-/* KAPI: free_disk, when the last reference to the gendisk is gone; process context. */
-void rnbd_clt_cxx_free_disk(void *device) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

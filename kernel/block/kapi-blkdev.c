@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-server C boundary: paths looked up without opening them, block
+ * The C boundary of block devices: paths looked up without opening them, block
  * devices opened by device number and their queue properties (see kapi-blkdev.h). One kernel call per function.
  *
  * Kernel versions: the #if blocks name the release where the call changed;

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * C boundary of rnbd-server towards the block layer and the VFS:
+ * C boundary of a block-device user (a server of block IO) towards the
+ * block layer and the VFS:
  *   kapi-blkdev.c  paths looked up without opening them, block devices
  *                  opened by device number, their queue properties;
- *   kapi-bio.c     one bio per RNBD IO, completed through an upcall;
+ *   kapi-bio.c     one bio per IO, ended by the user's own end_io;
  *   kapi-file.c    a file (disk image) served through the VFS.
  * Kernel objects are typed handles, incomplete in C++ (struct path,
  * struct block_device, struct bio, struct file); the C++ types over them
  * are in kernel/block/. Each function does one kernel call or macro; none
- * knows RNBD: ops and flags arrive as the kernel's own values.
+ * knows the user's protocol: ops and flags arrive as the kernel's own values.
  */
 #ifndef KAPI_BLKDEV_H
 #define KAPI_BLKDEV_H
@@ -99,13 +100,12 @@ void *kapi_blkdev_kobj(struct block_device *bdev) KAPI_NOEXCEPT;
 struct bio *kapi_bio_alloc(struct block_device *bdev, unsigned int opf, void *data, unsigned int data_len) KAPI_NOEXCEPT;
 /*
  * KAPI: process context. Sets the range and priority and submits; when the
- * bio ends, rnbd_srv_cxx_bio_done(context, errno) runs (any context,
- * possibly before this returns) and the bio is freed.
+ * bio ends, the block layer calls `end_io` (the caller's C boundary: any
+ * context, possibly before this returns), which finds `context` in
+ * bi_private and puts the bio.
  */
 void kapi_bio_submit(struct bio *bio, unsigned long long sector, unsigned int size, unsigned short prio,
-		     void *context) KAPI_NOEXCEPT;
-/* Upcall (rnbd-srv-io-bdev.cpp). KAPI: any context (irq, softirq, process); no sleeping. */
-void rnbd_srv_cxx_bio_done(void *context, int error) KAPI_NOEXCEPT;
+		     void (*end_io)(struct bio *bio), void *context) KAPI_NOEXCEPT;
 
 /* ---- files (fileio) ---- */
 

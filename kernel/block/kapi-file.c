@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rnbd-server C boundary: a file (disk image, or a device node opened
+ * The C boundary of files: a file (disk image, or a device node opened
  * through the VFS) served with fileio (see kapi-blkdev.h). Reads go through
  * the page cache; writes bypass it where the filesystem allows O_DIRECT.
  */

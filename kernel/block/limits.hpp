@@ -7,8 +7,8 @@
 
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using Limits = kapi_queue_limits;
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -8,7 +8,7 @@
 
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 class Major : cxxrt::Pinned {
 public:
@@ -40,4 +40,4 @@ private:
     const char* name_ = nullptr;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -8,7 +8,7 @@
 
 #include "cxxrt-kabi.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 enum class Op : cxxrt::u32 {
     kRead = KABI_REQ_OP_READ,
@@ -19,4 +19,4 @@ enum class Op : cxxrt::u32 {
     kWriteZeroes = KABI_REQ_OP_WRITE_ZEROES,
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -12,7 +12,7 @@
 #include "cxxrt-kabi.h"
 #include "kernel/block/kapi-blkdev.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -55,4 +55,4 @@ private:
     bool held_ = false;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -6,7 +6,7 @@
 
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -33,4 +33,4 @@ private:
     blk_mq_tag_set* set_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -8,7 +8,7 @@
 #include "kernel/block/kapi-blk.h"
 #include "kernel/block/op.hpp"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
@@ -56,4 +56,4 @@ private:
     ::request* handle_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -10,7 +10,7 @@
 
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 class SingleScatterlist : cxxrt::Pinned {
 public:
@@ -30,4 +30,4 @@ private:
     Allocated entry_;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -5,7 +5,7 @@
 
 #include "cxxrt-kabi.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 enum class Status : int {
     kOk = KABI_BLK_STS_OK,
@@ -15,4 +15,4 @@ enum class Status : int {
     kDeviceResource = KABI_BLK_STS_DEV_RESOURCE,    // retried when the driver re-runs the queue
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -17,13 +17,13 @@
 
 #include "kernel/block/kapi-blk.h"
 
-namespace rnbd::block {
+namespace kernel::block {
 
 using namespace cxxrt::integers;
 
 struct TagSetShape {
     u32 hardware_queues;  // all of them, polled ones included
-    u32 maps;             // 1, or kQueueTypes with polled queues (laid out by the map_queues upcall)
+    u32 maps;             // 1, or kQueueTypes with polled queues (laid out by the driver's map_queues)
     u32 depth;
     u32 scatterlist_entries;  // the table behind each PDU
 };
@@ -31,15 +31,16 @@ struct TagSetShape {
 template <class Pdu>
 class TagSet : cxxrt::Pinned {
 public:
-    // `driver_data` reaches the init_request and map_queues upcalls.
-    [[nodiscard]] cxxrt::Result<void> create(const TagSetShape& shape, void* driver_data)
+    // With the driver's `ops` (its C boundary's table); `driver_data`
+    // reaches their init_request and map_queues.
+    [[nodiscard]] cxxrt::Result<void> create(const TagSetShape& shape, const blk_mq_ops& ops, void* driver_data)
     {
         const size_t align = kapi_alignof_scatterlist();
         table_offset_ = (sizeof(Pdu) + align - 1) & ~(align - 1);
         table_entries_ = shape.scatterlist_entries;
         const size_t pdu_size = table_offset_ + size_t(table_entries_) * kapi_sizeof_scatterlist();
         blk_mq_tag_set* set =
-            kapi_tag_set_alloc(shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
+            kapi_tag_set_alloc(&ops, shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
         if (!set)
             return cxxrt::Error(cxxrt::err::kNoMem);
         if (int rc = kapi_tag_set_init(set)) {
@@ -74,4 +75,4 @@ private:
     u32 table_entries_ = 0;
 };
 
-}  // namespace rnbd::block
+}  // namespace kernel::block

@@ -50,7 +50,7 @@ bool within_retry_deadline(IoRequest& io)
 void Device::init_request(IoRequest& io)
 {
     io.device = this;
-    io.rq = block::Request(nullptr);
+    io.rq = kernel::block::Request(nullptr);
     io.permit = nullptr;
     io.error = 0;
     io.owner.store(IoOwner::kIdle, cxxrt::MemoryOrder::kRelaxed);
@@ -61,12 +61,12 @@ void Device::init_request(IoRequest& io)
 
 // The device cannot carry IO now (closed, or not re-opened since the last
 // outage): held while the session is within its io_hold_timeout_ms, else EIO.
-block::Status Device::hold_or_fail(block::HardwareQueue queue)
+kernel::block::Status Device::hold_or_fail(kernel::block::HardwareQueue queue)
 {
     if (session_->link_mode() != Session::kHolding)
-        return block::Status::kIoError;
+        return kernel::block::Status::kIoError;
     queue.delay_run(kHoldPollMs);
-    return block::Status::kDeviceResource;
+    return kernel::block::Status::kDeviceResource;
 }
 
 void Device::kick()
@@ -77,10 +77,10 @@ void Device::kick()
         disk_.run_queues();
 }
 
-block::Status Device::queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io)
+kernel::block::Status Device::queue_rq(kernel::block::HardwareQueue queue, kernel::block::Request rq, IoRequest& io)
 {
-    const block::Status status = dispatch(queue, rq, io);
-    if (status == block::Status::kIoError || status == block::Status::kNotSupported) {
+    const kernel::block::Status status = dispatch(queue, rq, io);
+    if (status == kernel::block::Status::kIoError || status == kernel::block::Status::kNotSupported) {
         // The block layer ends it: the next request of this tag starts afresh.
         io.timeouts = 0;
         io.retry_deadline_ns = 0;
@@ -88,23 +88,23 @@ block::Status Device::queue_rq(block::HardwareQueue queue, block::Request rq, Io
     return status;
 }
 
-block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, IoRequest& io)
+kernel::block::Status Device::dispatch(kernel::block::HardwareQueue queue, kernel::block::Request rq, IoRequest& io)
 {
     const DeviceState current = state();
     if (current == DeviceState::kUnmapping || current == DeviceState::kInit)
-        return block::Status::kIoError;
+        return kernel::block::Status::kIoError;
     if (current != DeviceState::kOpen || open_epoch_.load(cxxrt::MemoryOrder::kRelaxed) != session_->epoch())
         return hold_or_fail(queue);
-    const block::RequestInfo info = rq.info();
+    const kernel::block::RequestInfo info = rq.info();
     wire::IoOp op;
     switch (info.op) {
-    case block::Op::kRead: op = wire::IoOp::kRead; break;
-    case block::Op::kWrite: op = wire::IoOp::kWrite; break;
-    case block::Op::kFlush: op = wire::IoOp::kFlush; break;
-    case block::Op::kDiscard: op = wire::IoOp::kDiscard; break;
-    case block::Op::kSecureErase: op = wire::IoOp::kSecureErase; break;
-    case block::Op::kWriteZeroes: op = wire::IoOp::kWriteZeroes; break;
-    default: return block::Status::kNotSupported;
+    case kernel::block::Op::kRead: op = wire::IoOp::kRead; break;
+    case kernel::block::Op::kWrite: op = wire::IoOp::kWrite; break;
+    case kernel::block::Op::kFlush: op = wire::IoOp::kFlush; break;
+    case kernel::block::Op::kDiscard: op = wire::IoOp::kDiscard; break;
+    case kernel::block::Op::kSecureErase: op = wire::IoOp::kSecureErase; break;
+    case kernel::block::Op::kWriteZeroes: op = wire::IoOp::kWriteZeroes; break;
+    default: return kernel::block::Status::kNotSupported;
     }
     rtrs_client_session* rtrs = session_->rtrs();
     rtrs_client_permit* permit = rtrs_client_get_permit(rtrs, RTRS_NO_WAIT);
@@ -112,7 +112,7 @@ block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, Io
         // Every chunk of the session is busy: blk-mq retries, and we kick
         // the queue in case no request of this queue is in flight.
         queue.delay_run(kRequeueDelayMs);
-        return block::Status::kResource;
+        return kernel::block::Status::kResource;
     }
     codec::IoFields fields;
     fields.device_id = remote_id_.load(cxxrt::MemoryOrder::kRelaxed);
@@ -125,7 +125,7 @@ block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, Io
                                  fields);
     if (!built) {
         rtrs_client_put_permit(rtrs, permit);
-        return block::Status::kIoError;
+        return kernel::block::Status::kIoError;
     }
     io.rq = rq;
     io.permit = permit;
@@ -136,7 +136,7 @@ block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, Io
     const rtrs_direction direction = op == wire::IoOp::kRead ? RTRS_READ : RTRS_WRITE;
     io.owner.store(IoOwner::kTransport, cxxrt::MemoryOrder::kRelease);
     int rc = 0;
-    if (queue.type() == block::QueueType::kPoll)
+    if (queue.type() == kernel::block::QueueType::kPoll)
         rc = rtrs_client_request_polled(rtrs, permit, queue.number() - default_queues_, direction,
                                         kIoMessageSize, io.sg, count, data ? info.bytes : 0, &Device::io_done, &io);
     else
@@ -146,16 +146,16 @@ block::Status Device::dispatch(block::HardwareQueue queue, block::Request rq, Io
     // so complete_rq decides between a retry and an error in one place.
     if (rc != 0)
         io_done(&io, rc);
-    return block::Status::kOk;
+    return kernel::block::Status::kOk;
 }
 
-void Device::map_queues(block::QueueMaps maps)
+void Device::map_queues(kernel::block::QueueMaps maps)
 {
-    maps.map(block::QueueType::kDefault, default_queues_, 0);
+    maps.map(kernel::block::QueueType::kDefault, default_queues_, 0);
     if (poll_queues_ == 0)
         return;
-    maps.map(block::QueueType::kRead, default_queues_, 0);
-    maps.map(block::QueueType::kPoll, poll_queues_, default_queues_);
+    maps.map(kernel::block::QueueType::kRead, default_queues_, 0);
+    maps.map(kernel::block::QueueType::kPoll, poll_queues_, default_queues_);
 }
 
 int Device::poll(u32 queue_num)
@@ -241,13 +241,12 @@ int Device::timeout(IoRequest& io)
 
 }  // namespace rnbd::clt
 
-// ---- upcalls from kernel/block/kapi-blk.c: blk-mq -----------------------------------------------------
+// ---- upcalls from kapi-rnbd-clt-blk.c: blk-mq ---------------------------------------------------------
 
 // Each converts the kernel's handles to the views of kernel/block/ at once.
 
 using rnbd::clt::Device;
 using rnbd::clt::IoRequest;
-namespace block = rnbd::block;
 
 extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
 {
@@ -256,13 +255,13 @@ extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
 
 extern "C" int rnbd_clt_cxx_queue_rq(void* device, blk_mq_hw_ctx* hctx, request* rq, void* pdu) noexcept
 {
-    return int(static_cast<Device*>(device)->queue_rq(block::HardwareQueue(hctx), block::Request(rq),
+    return int(static_cast<Device*>(device)->queue_rq(kernel::block::HardwareQueue(hctx), kernel::block::Request(rq),
                                                       *static_cast<IoRequest*>(pdu)));
 }
 
 extern "C" void rnbd_clt_cxx_map_queues(void* device, blk_mq_tag_set* tag_set) noexcept
 {
-    static_cast<Device*>(device)->map_queues(block::QueueMaps(tag_set));
+    static_cast<Device*>(device)->map_queues(kernel::block::QueueMaps(tag_set));
 }
 
 extern "C" int rnbd_clt_cxx_poll(void* device, unsigned int queue_num) noexcept

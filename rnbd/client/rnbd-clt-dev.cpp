@@ -5,7 +5,7 @@
 #include <cxxrt/foreign.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/percpu.hpp>
-#include "kernel/trace/rnbd-events.hpp"
+#include "rnbd/trace/rnbd-events.hpp"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -42,7 +42,7 @@ Device::~Device()
 
 Session& Device::session() { return *session_; }
 
-// The rnbd_clt events print these values by name (kernel/trace/kapi-rnbd-trace.h).
+// The rnbd_clt events print these values by name (rnbd/trace/kapi-rnbd-trace.h).
 static_assert(u8(DeviceState::kInit) == RNBD_TRACE_CLT_INIT && u8(DeviceState::kOpen) == RNBD_TRACE_CLT_OPEN &&
               u8(DeviceState::kClosed) == RNBD_TRACE_CLT_CLOSED &&
               u8(DeviceState::kUnmapping) == RNBD_TRACE_CLT_UNMAPPING);
@@ -138,11 +138,11 @@ Result<void> Device::map()
     return {};
 }
 
-block::Limits Device::limits(const codec::OpenRspFields& rsp)
+kernel::block::Limits Device::limits(const codec::OpenRspFields& rsp)
 {
     const u32 transport_sectors = session_->max_io_size() / wire::kSectorSize;
     max_hw_sectors_ = cxxrt::min(transport_sectors, rsp.max_hw_sectors);
-    block::Limits lim{};
+    kernel::block::Limits lim{};
     lim.logical_block_size = rsp.logical_block_size;
     lim.physical_block_size = rsp.physical_block_size;
     lim.max_hw_sectors = max_hw_sectors_;
@@ -171,15 +171,15 @@ Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
     // polled queues (nr_poll_queues) follow, polled queue i riding the
     // session's polled connection i; reads share the default queues.
     default_queues_ = cxxrt::num_online_cpus();
-    const block::TagSetShape shape{
+    const kernel::block::TagSetShape shape{
         .hardware_queues = default_queues_ + poll_queues_,
-        .maps = poll_queues_ ? block::kQueueTypes : 1u,
+        .maps = poll_queues_ ? kernel::block::kQueueTypes : 1u,
         .depth = session_->queue_depth(),
         .scatterlist_entries = session_->max_segments(),
     };
-    CXXRT_TRY(tag_set_.create(shape, this));
+    CXXRT_TRY(tag_set_.create(shape, rnbd_clt_mq_ops, this));
     CXXRT_TRY(disk_.create(tag_set_, limits(rsp), this));
-    disk_.set_identity(client_.major(), index_, kMinorsPerDisk, "rnbd");
+    disk_.set_identity(rnbd_clt_disk_ops, client_.major(), index_, kMinorsPerDisk, "rnbd");
     disk_.set_capacity(rsp.nsectors);
     if (access_mode_ == AccessMode::kReadOnly)
         disk_.set_read_only();
@@ -315,7 +315,7 @@ void Device::release_bdev()
 
 Result<void> Device::apply_offered_limits()
 {
-    block::Limits lim;
+    kernel::block::Limits lim;
     {
         cxxrt::MutexGuard guard(lock_);
         if (!limits_offered_)
@@ -339,13 +339,12 @@ Result<void> Device::apply_offered_limits()
 
 }  // namespace rnbd::clt
 
-// ---- upcalls from kernel/block/kapi-blk.c: the disk -----------------------------------------------------
+// ---- upcalls from kapi-rnbd-clt-blk.c: the disk -----------------------------------------------------
 
 // Each converts the kernel's handles to the views of kernel/block/ at once.
 
 using rnbd::clt::Device;
 using rnbd::clt::IoRequest;
-namespace block = rnbd::block;
 
 extern "C" int rnbd_clt_cxx_open(void* device, int write) noexcept
 {

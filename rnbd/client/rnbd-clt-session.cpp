@@ -94,7 +94,7 @@ struct Session::Reply : cxxrt::RefCounted<Reply>, cxxrt::Pinned {
     rtrs_client_session* rtrs = nullptr;
     rtrs_client_permit* permit = nullptr;
     cxxrt::Array<u8> buffer;  // the reply room (kmalloc'd: DMA-able)
-    block::SingleScatterlist sg;
+    kernel::block::SingleScatterlist sg;
     int error = 0;
     cxxrt::SpinLock lock{cxxrt::lock_class<"rnbd::clt::Session::Reply::lock">};
     bool finished CXXRT_GUARDED_BY(lock) = false;

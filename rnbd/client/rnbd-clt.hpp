@@ -50,7 +50,7 @@
 #include "kernel/block/request.hpp"
 #include "kernel/block/status.hpp"
 #include "kernel/block/tag-set.hpp"
-#include "kernel/block/kapi-blk.h"
+#include "rnbd/client/rnbd-clt-upcalls.h"
 #include "rnbd/core/rnbd-clt-options.hpp"
 #include "rnbd/core/rnbd-codec.hpp"
 
@@ -102,7 +102,7 @@ inline constexpr u8 kTimeoutsBeforeAbort = 2;
 // The blk-mq per-request data (the tag set's Pdu; its scatterlist table follows).
 struct IoRequest {
     Device* device;
-    block::Request rq;
+    kernel::block::Request rq;
     rtrs_client_permit* permit;
     scatterlist* sg;  // the tag set's table behind this request
     int error;
@@ -148,11 +148,11 @@ public:
     // Claims the unmap (module exit); false if an unmap_device write has it.
     bool begin_unmap();
 
-    // The IO path (kapi-blk upcalls).
+    // The IO path (the blk-mq upcalls of kapi-rnbd-clt-blk.c).
     void init_request(IoRequest& io);
-    block::Status queue_rq(block::HardwareQueue queue, block::Request rq, IoRequest& io);
+    kernel::block::Status queue_rq(kernel::block::HardwareQueue queue, kernel::block::Request rq, IoRequest& io);
     // Lays out the tag set's maps: default (and read) queues, then the polled ones.
-    void map_queues(block::QueueMaps maps);
+    void map_queues(kernel::block::QueueMaps maps);
     // Reaps the transport's polled connection behind polled queue `queue_num`.
     int poll(u32 queue_num);
     static void io_done(void* context, int error);
@@ -191,15 +191,15 @@ private:
     cxxrt::Result<void> create_sysfs();
     void remove_sysfs();
     // The queue limits for the server's OPEN_RSP (records max_hw_sectors_).
-    block::Limits limits(const codec::OpenRspFields& rsp);
+    kernel::block::Limits limits(const codec::OpenRspFields& rsp);
     // The limits of the server's last OPEN_RSP, if not applied yet, to the
     // live disk (queue frozen): from remap_device and resize, never from
     // the reconnect's re-open, which IO in flight waits for.
     cxxrt::Result<void> apply_offered_limits();
     void finish_io(IoRequest& io);
-    block::Status hold_or_fail(block::HardwareQueue queue);
+    kernel::block::Status hold_or_fail(kernel::block::HardwareQueue queue);
     // queue_rq's work; queue_rq resets the request's counters when it fails it.
-    block::Status dispatch(block::HardwareQueue queue, block::Request rq, IoRequest& io);
+    kernel::block::Status dispatch(kernel::block::HardwareQueue queue, kernel::block::Request rq, IoRequest& io);
 
     Client& client_;
     RefPtr<Session> session_;
@@ -228,12 +228,12 @@ private:
     cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Device::lock_">};
     u32 openers_ CXXRT_GUARDED_BY(lock_) = 0;
     bool published_ CXXRT_GUARDED_BY(lock_) = false;  // sysfs complete: unmap allowed
-    block::Limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
+    kernel::block::Limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
     bool limits_offered_ CXXRT_GUARDED_BY(lock_) = false;  // offered_limits_ not applied yet
 
     // Declared in this order: the disk is put before its tag set is freed.
-    block::TagSet<IoRequest> tag_set_;
-    block::Disk disk_;
+    kernel::block::TagSet<IoRequest> tag_set_;
+    kernel::block::Disk disk_;
     cxxrt::sysfs::Directory dir_;        // rnbd_client
     cxxrt::sysfs::Directory alias_dir_;  // rnbd
     // After the disk: links to it go before it does.
@@ -372,7 +372,7 @@ private:
     cxxrt::IntrusiveList<Session, &Session::registry_node> sessions_ CXXRT_GUARDED_BY(sessions_lock_);
     Atomic<bool> exiting_{false};
     cxxrt::DrainCounter live_devices_{cxxrt::lock_class<"rnbd::clt::Client::live_devices_">};
-    block::Major major_;
+    kernel::block::Major major_;
 
     cxxrt::sysfs::Group control_group_;      // map_device, device flavour (ctl)
     cxxrt::sysfs::Group kernel_group_;       // map_device, kobject flavour (/sys/kernel)

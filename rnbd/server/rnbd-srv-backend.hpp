@@ -99,7 +99,7 @@ public:
     virtual const char* io_mode_name() const = 0;
     // The block device opened as such (devices/<name>/block_dev links to
     // it and its kernel name names the export); null for VFS objects.
-    virtual const block::BlockDevice* block_device() const { return nullptr; }
+    virtual const kernel::block::BlockDevice* block_device() const { return nullptr; }
 
 protected:
     explicit Backend(Kind kind) : kind_(kind) {}
@@ -131,7 +131,7 @@ public:
 
     void release() override { cxxrt::destroy(this); }
     const char* io_mode_name() const override { return "blockio"; }
-    const block::BlockDevice* block_device() const override { return &device_; }
+    const kernel::block::BlockDevice* block_device() const override { return &device_; }
 
     void submit(IoWork& work);
     u64 sectors() const { return device_.sectors(); }
@@ -139,7 +139,7 @@ public:
 private:
     void fill_limits(codec::OpenRspFields& rsp) const override;
 
-    block::BlockDevice device_;
+    kernel::block::BlockDevice device_;
 };
 
 class FileBackend final : public Backend {
@@ -149,7 +149,7 @@ public:
     // Opens what `path` found, after checking permission for reading (and
     // writing when `writable`). `block_node`: the path is a device node
     // (served through the VFS: no hole punching).
-    static Result<FileBackend*> open(const block::Path& path, bool writable, bool block_node);
+    static Result<FileBackend*> open(const kernel::block::Path& path, bool writable, bool block_node);
 
     explicit FileBackend(Private) : Backend(Kind::kFile) {}
     ~FileBackend() = default;
@@ -172,7 +172,7 @@ private:
     // The IO, synchronously: 0 or -errno.
     int serve(const codec::IoFields& fields, void* data);
 
-    block::File file_;
+    kernel::block::File file_;
     bool block_node_ = false;
     bool can_direct_ = false;
 };

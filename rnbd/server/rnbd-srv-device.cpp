@@ -26,14 +26,14 @@ Span<char> PathBuffer::span() { return Span<char>(data_.data(), policy::kPathMax
 
 namespace {
 
-policy::ObjectKind kind_of(const block::Path& path) { return policy::object_kind(path.mode()); }
+policy::ObjectKind kind_of(const kernel::block::Path& path) { return policy::object_kind(path.mode()); }
 
 // Whether the object at `object` lies inside the directory named by
 // `file_export_dir` (looked up now: the parameter may have changed, or the
 // directory may be gone, since it was set).
-bool inside_file_export_dir(const block::Path& object, const char* file_export_dir)
+bool inside_file_export_dir(const kernel::block::Path& object, const char* file_export_dir)
 {
-    block::Path dir;
+    kernel::block::Path dir;
     if (dir.lookup(file_export_dir).is_error() || kind_of(dir) != policy::ObjectKind::kDirectory)
         return false;
     return object.is_under(dir);
@@ -46,7 +46,7 @@ bool inside_file_export_dir(const block::Path& object, const char* file_export_d
 Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
 {
     refusal_ = Refusal{};
-    block::Path object;
+    kernel::block::Path object;
     auto found = object.lookup(path);
     if (found.is_error()) {
         refusal_ = Refusal{"lookup failed", true};
@@ -96,7 +96,7 @@ Result<void> Device::add_sysfs(sysfs::KobjRef parent, const Backing& backing)
 {
     CXXRT_TRY(kobj_.add(this, parent, name_));
     CXXRT_TRY(sessions_.add(this, kobj_, "sessions"));
-    if (const block::BlockDevice* bdev = backing.backend().block_device())
+    if (const kernel::block::BlockDevice* bdev = backing.backend().block_device())
         CXXRT_TRY(block_dev_link_.create(kobj_, bdev->kobject(), "block_dev"));
     return {};
 }
@@ -110,7 +110,7 @@ void Device::remove_sysfs()
 
 void Device::set_name(const Backing& backing, const char* mapping_path)
 {
-    if (const block::BlockDevice* bdev = backing.backend().block_device()) {
+    if (const kernel::block::BlockDevice* bdev = backing.backend().block_device()) {
         bdev->name(Span<char>(name_, sizeof(name_)));
         return;
     }
@@ -229,7 +229,7 @@ int set_file_export_dir(const char* value, char* storage, unsigned int size)
         return -err::kNoMem;
     copy_bytes(candidate.data(), value, length);
     candidate.data()[length] = '\0';
-    rnbd::block::Path dir;
+    kernel::block::Path dir;
     auto found = dir.lookup(candidate.data());
     if (found.is_error())
         return found.to_errno();

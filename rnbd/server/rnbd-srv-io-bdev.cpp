@@ -5,6 +5,7 @@
 #include <cxxrt/unique_ptr.hpp>
 #include "kernel/block/bio.hpp"
 #include "rnbd/server/rnbd-srv-backend.hpp"
+#include "rnbd/server/rnbd-srv-upcalls.h"
 #include <cxxrt/enforce.hpp>
 
 namespace rnbd::srv {
@@ -19,15 +20,15 @@ using wire::IoOp;
 // is an empty write with a preflush. In wire order, so the op indexes it.
 struct OpMapping {
     IoOp rnbd;
-    block::BioOpFlags bio;
+    kernel::block::BioOpFlags bio;
 };
 constexpr OpMapping kBioOps[] = {
-    {IoOp::kRead, {block::BioOp::kRead}},
-    {IoOp::kWrite, {block::BioOp::kWrite}},
-    {IoOp::kFlush, {block::BioOp::kWrite, block::bio_flag::kPreflush}},
-    {IoOp::kDiscard, {block::BioOp::kDiscard}},
-    {IoOp::kSecureErase, {block::BioOp::kSecureErase}},
-    {IoOp::kWriteZeroes, {block::BioOp::kWriteZeroes}},
+    {IoOp::kRead, {kernel::block::BioOp::kRead}},
+    {IoOp::kWrite, {kernel::block::BioOp::kWrite}},
+    {IoOp::kFlush, {kernel::block::BioOp::kWrite, kernel::block::bio_flag::kPreflush}},
+    {IoOp::kDiscard, {kernel::block::BioOp::kDiscard}},
+    {IoOp::kSecureErase, {kernel::block::BioOp::kSecureErase}},
+    {IoOp::kWriteZeroes, {kernel::block::BioOp::kWriteZeroes}},
 };
 
 constexpr bool in_wire_order()
@@ -42,15 +43,15 @@ static_assert(in_wire_order());
 
 // SYNC and FUA carry over. Ops past write zeroes were refused before
 // (policy::check_io); refused here too, should one get this far.
-Result<block::BioOpFlags> bio_op(IoOp op, u32 rnbd_flags)
+Result<kernel::block::BioOpFlags> bio_op(IoOp op, u32 rnbd_flags)
 {
     if (u32(op) >= wire::kIoOpCount)
         return Error(err::kOpNotSupp);
-    block::BioOpFlags bio = kBioOps[u32(op)].bio;
+    kernel::block::BioOpFlags bio = kBioOps[u32(op)].bio;
     if (rnbd_flags & wire::kIoFlagSync)
-        bio.flags |= block::bio_flag::kSync;
+        bio.flags |= kernel::block::bio_flag::kSync;
     if (rnbd_flags & wire::kIoFlagFua)
-        bio.flags |= block::bio_flag::kFua;
+        bio.flags |= kernel::block::bio_flag::kFua;
     return bio;
 }
 
@@ -60,7 +61,7 @@ cxxrt::ResultWithReason<BlockBackend*> BlockBackend::open(u32 device_number, boo
 {
     // Destroyed (the device closed) on every early return.
     auto backend = CXXRT_TRY(make_unique<BlockBackend>(Gfp::kernel(), Private{}));
-    block::BlockDevice& device = backend->device_;
+    kernel::block::BlockDevice& device = backend->device_;
     CXXRT_TRY(device.open(device_number, writable));
     if (writable && device.read_only())
         return cxxrt::ResultWithReason<BlockBackend*>(Error(err::kAccess),
@@ -101,14 +102,14 @@ void BlockBackend::submit(IoWork& work)
         work.finish(payload.to_errno());
         return;
     }
-    block::Bio bio = block::Bio::allocate(device_, op.value(), work.data(), payload.value());
+    kernel::block::Bio bio = kernel::block::Bio::allocate(device_, op.value(), work.data(), payload.value());
     if (!bio) {
         work.finish(-err::kInval);
         return;
     }
     const u64 sector = fields.op == IoOp::kFlush ? 0 : fields.sector;
     // work.finish() runs from the bio's end (rnbd_srv_cxx_bio_done).
-    bio.submit(sector, fields.bi_size, fields.prio, &work);
+    bio.submit(sector, fields.bi_size, fields.prio, rnbd_srv_bio_end_io, &work);
 }
 
 }  // namespace rnbd::srv

@@ -24,12 +24,12 @@ using wire::IoOp;
 
 }  // namespace
 
-Result<FileBackend*> FileBackend::open(const block::Path& path, bool writable, bool block_node)
+Result<FileBackend*> FileBackend::open(const kernel::block::Path& path, bool writable, bool block_node)
 {
     CXXRT_TRY(path.check_permission(writable));
     // Destroyed (the file closed) if the open fails.
     auto backend = CXXRT_TRY(make_unique<FileBackend>(Gfp::kernel(), Private{}));
-    block::File& file = backend->file_;
+    kernel::block::File& file = backend->file_;
     CXXRT_TRY(file.open(path, writable));
     backend->block_node_ = block_node;
     backend->can_direct_ = file.can_direct();

@@ -9,7 +9,7 @@
 // answers the RTRS request exactly once.
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
-#include "kernel/trace/rnbd-events.hpp"
+#include "rnbd/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rnbd/server/rnbd-srv.hpp"
@@ -112,7 +112,7 @@ void IoWork::run() { dev_.backing().backend().submit(*this); }
 
 namespace {
 
-// The events print our wire values with Linux's names (kernel/trace/kapi-rnbd-trace.h).
+// The events print our wire values with Linux's names (rnbd/trace/kapi-rnbd-trace.h).
 static_assert(u32(IoOp::kRead) == RNBD_TRACE_OP_READ && u32(IoOp::kWrite) == RNBD_TRACE_OP_WRITE &&
               u32(IoOp::kFlush) == RNBD_TRACE_OP_FLUSH && u32(IoOp::kDiscard) == RNBD_TRACE_OP_DISCARD &&
               u32(IoOp::kSecureErase) == RNBD_TRACE_OP_SECURE_ERASE && u32(wire::kIoFlagSync) == u32(RNBD_TRACE_F_SYNC) &&

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Contract between rnbd-srv-mod.c (C) and the rnbd-server C++ (rnbd-srv*.cpp). */
+/*
+ * Contract between rnbd-server's C files (rnbd-srv-mod.c, kapi-rnbd-srv-bio.c)
+ * and its C++ (rnbd-srv*.cpp).
+ */
 #ifndef RNBD_SRV_KAPI_H
 #define RNBD_SRV_KAPI_H
 
@@ -55,6 +58,17 @@ int rnbd_srv_cxx_set_idle_session_timeout(const char *value, unsigned int *stora
  */
 void rnbd_srv_module_get(void) KAPI_NOEXCEPT;
 void rnbd_srv_module_put(void) KAPI_NOEXCEPT;
+
+/* ---- bios (kapi-rnbd-srv-bio.c) ---- */
+struct bio;
+/*
+ * The end_io of every bio the server submits (bi_end_io): puts the bio and
+ * calls rnbd_srv_cxx_bio_done with its bi_private and the errno of its
+ * status. KAPI: any context (irq, softirq, process); no sleeping.
+ */
+void rnbd_srv_bio_end_io(struct bio *bio) KAPI_NOEXCEPT;
+/* Upcall (rnbd-srv-io-bdev.cpp): `context` is the IO's. Any context; no sleeping. */
+void rnbd_srv_cxx_bio_done(void *context, int error) KAPI_NOEXCEPT;
 
 #ifdef __cplusplus
 }

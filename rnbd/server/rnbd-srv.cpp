@@ -4,7 +4,7 @@
 #include <cxxrt/module-api.h>
 #include <cxxrt/new.hpp>
 #include <cxxrt/parse.hpp>
-#include "kernel/trace/rnbd-events.hpp"
+#include "rnbd/trace/rnbd-events.hpp"
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rnbd/server/rnbd-srv.hpp"

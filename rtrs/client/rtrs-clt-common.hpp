@@ -18,7 +18,7 @@
 #include "kernel/ib/cm.hpp"
 #include "kernel/ib/memory.hpp"
 #include "kernel/ib/verbs.hpp"
-#include "kernel/trace/rtrs-events.hpp"
+#include "rtrs/trace/rtrs-events.hpp"
 #include "common/rtrs-addr.hpp"
 #include "rtrs/core/rtrs-clt-hold.hpp"
 #include "rtrs/core/rtrs-clt-state.hpp"

@@ -2,7 +2,7 @@
 // to the user, and answering them.
 #include <cxxrt/log.hpp>
 #include <cxxrt/scope_guard.hpp>
-#include "kernel/trace/rtrs-events.hpp"
+#include "rtrs/trace/rtrs-events.hpp"
 #include "rtrs/server/rtrs-srv.hpp"
 #include <cxxrt/enforce.hpp>
 
@@ -20,7 +20,7 @@ u32 receive_queue_size(const Params& p) { return p.queue_depth + 16; }
 
 // The rtrs_srv event send_io_resp_imm, as Linux fires it: for an answer
 // without READ data. Out of line and cold: the IO path only tests the
-// event's on-word (kernel/trace/kapi-rtrs-trace.h). The unsignalled-send
+// event's on-word (rtrs/trace/kapi-rtrs-trace.h). The unsignalled-send
 // count is not kept (0); the signal interval is the connection's.
 [[gnu::cold, gnu::noinline]] void trace_answer(Path& path, const ServerIo& io, bool always_invalidate, int error)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tracepoints of rnbd-server (system rnbd_srv, kernel/trace/rnbd-srv-trace.h) and
- * rnbd-client (system rnbd_clt, kernel/trace/rnbd-clt-trace.h): what C++ calls.
+ * Tracepoints of rnbd-server (system rnbd_srv, rnbd/trace/rnbd-srv-trace.h) and
+ * rnbd-client (system rnbd_clt, rnbd/trace/rnbd-clt-trace.h): what C++ calls.
  * rnbd_srv's events, fields and printed formats are Linux's (6.1 and 6.12
  * have the same), so scripts written for the in-tree server read ours;
  * rnbd_clt is ours (Linux's client has no tracepoints). Documentation/tracing.md
  * lists them. C++ passes plain values; each function fires one tracepoint.
  *
- * Cost when nothing listens: see kernel/trace/kapi-rtrs-trace.h. Control-path events are
+ * Cost when nothing listens: see rtrs/trace/kapi-rtrs-trace.h. Control-path events are
  * a direct call to a static branch; the per-IO event (process_rdma) is
  * guarded by kapi_trace_process_rdma_enabled(), one load and a branch.
  */

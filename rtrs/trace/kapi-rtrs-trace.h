@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tracepoints of rtrs-client (system rtrs_clt, kernel/trace/rtrs-clt-trace.h) and
- * rtrs-server (system rtrs_srv, kernel/trace/rtrs-srv-trace.h): what C++ calls.
+ * Tracepoints of rtrs-client (system rtrs_clt, rtrs/trace/rtrs-clt-trace.h) and
+ * rtrs-server (system rtrs_srv, rtrs/trace/rtrs-srv-trace.h): what C++ calls.
  * The events, their fields and their printed formats are Linux's (6.1 and
  * 6.12 have the same), so perf and trace-cmd scripts written for the
  * in-tree driver read ours; Documentation/tracing.md lists them. C++ passes

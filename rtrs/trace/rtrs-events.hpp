@@ -1,6 +1,6 @@
 // The trace events of rtrs-client (system rtrs_clt) and rtrs-server
 // (system rtrs_srv), Linux's formats, as C++ calls over their TRACE_EVENT
-// boundary (kernel/trace/kapi-rtrs-trace.h, kapi-rtrs-{clt,srv}-trace.c).
+// boundary (rtrs/trace/kapi-rtrs-trace.h, kapi-rtrs-{clt,srv}-trace.c).
 // The printed symbols are the enums of kapi-rtrs-trace.h. On the server,
 // test send_io_resp_imm_enabled() first (one load and a branch) and call
 // out of line.
@@ -8,7 +8,7 @@
 
 #include <cxxrt/types.hpp>
 
-#include "kernel/trace/kapi-rtrs-trace.h"
+#include "rtrs/trace/kapi-rtrs-trace.h"
 
 namespace ktrace::rtrs_clt {
 

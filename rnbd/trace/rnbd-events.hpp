@@ -10,7 +10,7 @@
 
 #include <cxxrt/types.hpp>
 
-#include "kernel/trace/kapi-rnbd-trace.h"
+#include "rnbd/trace/kapi-rnbd-trace.h"
 
 namespace ktrace {
 

@@ -10,6 +10,9 @@
 #                 `make check`'s lint stage) must refuse it
 #   core-include: a kernel-independent core file (rtrs/core/) including a
 #                 kernel header; the same layering check must refuse it
+#   kernel-product: the kernel layer (kernel/block/) calling a product's
+#                 upcall by name (an rnbd_* function); the same layering
+#                 check must refuse it
 #   unlocked    : a CXXRT_GUARDED_BY member read without its lock (the guard
 #                 of rtrs-server's Context::session_count() taken out); the
 #                 lint's clang -Wthread-safety must refuse it
@@ -20,7 +23,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
-cases=(static-ctor plain-new eh-frame kapi-call core-include unlocked)
+cases=(static-ctor plain-new eh-frame kapi-call core-include kernel-product unlocked)
 [ $# -gt 1 ] && cases=("${@:2}")
 echo "1..${#cases[@]}"
 n=0 failed=0
@@ -54,6 +57,10 @@ for name in "${cases[@]}"; do
             printf '\n#include <linux/slab.h>\n' >> "$dir/rtrs/core/rtrs-codec.cpp"
             check=("$dir/tools/check-layers.sh" "$dir")
             expect='core includes a boundary header: rtrs/core/rtrs-codec.cpp' ;;
+        kernel-product)
+            printf '\nvoid rnbd_gate_upcall(void);\nvoid kapi_gate_call(void)\n{\n\trnbd_gate_upcall();\n}\n' >> "$dir/kernel/block/kapi-blk.c"
+            check=("$dir/tools/check-layers.sh" "$dir")
+            expect='kernel layer names a product \(rnbd, rtrs\): kernel/block/kapi-blk.c' ;;
         unlocked)
             # The lint needs the generated kabi header (ignored by git): a
             # tree without it would skip and seem to pass, so none is a failure.

@@ -178,7 +178,7 @@ p=$v_p f=$v_f s=$v_s
 if [ "$s" -gt 0 ]; then f=$((f + 1)); failures+=("lint: skipped after the build: $(grep -m1 '^1\.\.0' "$out/lint.log")"); fi
 record lint "$p" "$f" "$s"
 
-stage "host script tests (tools/tests: the log judge under every awk, mkinitramfs)"
+stage "host script tests (tools/tests: the log judge and the vocabulary counts under every awk, mkinitramfs)"
 hs_p=0 hs_f=0 hs_s=0
 for t in tools/tests/*.sh; do
     name=$(basename "$t" .sh)

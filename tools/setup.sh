@@ -29,7 +29,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential g++-12 gcc-12 make bc bison flex libelf-dev libssl-dev dwarves
   kmod cpio xz-utils zstd busybox-static qemu-system-x86 qemu-utils rdma-core ibverbs-utils
   rdmacm-utils perftest socat iputils-ping iproute2 fio e2fsprogs util-linux libgtest-dev googletest clang libclang-rt-14-dev
-  linux-source-6.1 linux-source-6.12 gawk dkms fdisk jq python3 udev
+  linux-source-6.1 linux-source-6.12 gawk universal-ctags dkms fdisk jq python3 udev
   python3-prometheus-client dpkg-dev debhelper dh-dkms fakeroot)
 
 # The kernel ABI the VM boots: the one Debian's linux-image-amd64 currently points at.

@@ -16,6 +16,9 @@
 #   unlocked    : a CXXRT_GUARDED_BY member read without its lock (the guard
 #                 of rtrs-server's Context::session_count() taken out); the
 #                 lint's clang -Wthread-safety must refuse it
+#   raw-atomic  : a raw __atomic_load_n in product code (rtrs-client); the
+#                 lint's vocabulary count must rise above its baseline and
+#                 the lint name the measure and the line
 # Usage: tools/gate-tests/run.sh KDIR [CASE...]   (default: every case)
 set -uo pipefail
 kdir=${1:?usage: run.sh KDIR}
@@ -23,7 +26,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GATE_TESTS_DIR:-$top/build/gate-tests}  # the debug lane runs beside the stock stage
 rm -rf "$work"; mkdir -p "$work"
 
-cases=(static-ctor plain-new eh-frame kapi-call core-include kernel-product unlocked)
+cases=(static-ctor plain-new eh-frame kapi-call core-include kernel-product unlocked raw-atomic)
 [ $# -gt 1 ] && cases=("${@:2}")
 echo "1..${#cases[@]}"
 n=0 failed=0
@@ -68,6 +71,11 @@ for name in "${cases[@]}"; do
             sed -i '/^u32 Context::session_count()/,/^}/ s/MutexGuard guard(mutex_);//' "$dir/rtrs/server/rtrs-srv-context.cpp"
             check=(env LINT_FILES=rtrs/server/rtrs-srv-context.cpp "$dir/tools/lint.sh")
             expect="rtrs-srv-context.cpp:.*reading variable 'session_count_' requires holding mutex 'mutex_'" ;;
+        raw-atomic)
+            cp -r "$top/generated" "$dir/" 2>/dev/null  # as for unlocked: without it the lint skips
+            printf '\nextern "C" int gate_raw_atomic(const int* p);\nint gate_raw_atomic(const int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }\n' >> "$target"
+            check=(env LINT_FILES=rtrs/client/rtrs-clt.cpp "$dir/tools/lint.sh")
+            expect='rtrs/client/rtrs-clt.cpp:[0-9]+: int gate_raw_atomic' ;;  # listed under its rising measure
     esac
     if "${check[@]}" > "$dir.log" 2>&1; then
         echo "not ok $n - $name: the build succeeded but must fail"

@@ -9,7 +9,12 @@
 #include <cxxrt/types.hpp>
 #include <cxxrt/unique_ptr.hpp>
 
+namespace kernel::ib {}
+
 namespace rtrs {
+
+// The RDMA layer (kernel/ib), by the short name rtrs code uses for it.
+namespace ib = ::kernel::ib;
 
 using cxxrt::Error;
 using cxxrt::Gfp;

@@ -1,4 +1,4 @@
-// rtrs::ib — RDMA-CM: connection identifiers and their events.
+// kernel::ib — RDMA-CM: connection identifiers and their events.
 //
 // A CmId owns one rdma_cm_id. Its events go to a CmEventHandler (a control
 // plane interface, so virtual is fine). Threading and lifetime rules, which
@@ -22,7 +22,7 @@
 #include <cxxrt/unique_ptr.hpp>
 #include "kernel/ib/ib.hpp"
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 class CmId;
 
@@ -151,7 +151,7 @@ public:
     rdma_cm_id* raw() const { return raw_; }
     CmEventHandler& handler() const { return *handler_; }
 
-    // The C upcall lands here (rtrs_cxx_cm_event).
+    // The C upcall lands here (kernel_ib_cm_event).
     static int dispatch(void* context, rdma_cm_id* cm_id, const CmEvent& event);
 
 private:
@@ -161,4 +161,4 @@ private:
     IncomingConnection* adopting_ = nullptr;
 };
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib

@@ -1,9 +1,9 @@
-// rtrs::ib — RDMA-CM ids, socket addresses and the CM event upcall.
+// kernel::ib — RDMA-CM ids, socket addresses and the CM event upcall.
 #include "kernel/ib/cm.hpp"
 #include <cxxrt/log.hpp>
 #include <cxxrt/enforce.hpp>
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 using cxxrt::Gfp;
 using cxxrt::UniquePtr;
@@ -172,7 +172,7 @@ int CmId::dispatch(void* context, rdma_cm_id* cm_id, const CmEvent& event)
     if (event.type != CmEventType::kConnectRequest) {
         // Only a connect request's new id can carry a context that is not
         // its own, and it is adopted or destroyed before this returns.
-        cxxrt::log::warn_ratelimited("rtrs-ib: CM event %s for an id nobody owns", event.name());
+        cxxrt::log::warn_ratelimited("ib: CM event %s for an id nobody owns", event.name());
         return 0;
     }
     IncomingConnection incoming(cm_id);
@@ -184,17 +184,17 @@ int CmId::dispatch(void* context, rdma_cm_id* cm_id, const CmEvent& event)
     if (incoming.adopted_)
         incoming.adopted_->raw_ = nullptr;  // the CM destroys it after we return
     if (rc == 0 && incoming.given_back_)
-        cxxrt::log::warn_ratelimited("rtrs-ib: a connect request was accepted but its id freed");
+        cxxrt::log::warn_ratelimited("ib: a connect request was accepted but its id freed");
     return rc < 0 ? rc : -cxxrt::err::kConnRefused;
 }
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib
 
 // KAPI upcall: process context, the id's handler mutex held (kapi-rdma.h).
-extern "C" int rtrs_cxx_cm_event(void* context, rdma_cm_id* cm_id, int event, int status, const void* private_data,
+extern "C" int kernel_ib_cm_event(void* context, rdma_cm_id* cm_id, int event, int status, const void* private_data,
                                  unsigned int private_data_len) noexcept
 {
-    using namespace rtrs::ib;
+    using namespace kernel::ib;
     auto type = CmEventType(event);
     bool carries_data = type == CmEventType::kConnectRequest || type == CmEventType::kEstablished ||
                         type == CmEventType::kRejected;

@@ -1,17 +1,16 @@
-// rtrs::ib — DMA buffers, scatterlists, memory regions.
+// kernel::ib — DMA buffers, scatterlists, memory regions.
 #include "kernel/ib/memory.hpp"
 #include <cxxrt/enforce.hpp>
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 Result<UniquePtr<DmaBuffer>> DmaBuffer::create(Gfp gfp, Device device, size_t size, DmaDirection direction)
 {
     if (!device || size == 0 || size > 0xffffffffu)
         return Error(cxxrt::err::kInval);
     auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
-    buffer->data_ = cxxrt::allocate_array<u8>(gfp, size);
-    if (!buffer->data_)
-        return Error(cxxrt::err::kNoMem);
+    buffer->owned_ = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(gfp, u32(size)));
+    buffer->data_ = buffer->owned_.data();
     unsigned long long dma_addr = 0;
     CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), buffer->data_, size, int(direction), &dma_addr)));
     buffer->dma_addr_ = dma_addr;
@@ -25,7 +24,6 @@ Result<UniquePtr<DmaBuffer>> DmaBuffer::map_memory(Gfp gfp, Device device, u8* d
     if (!device || !data || size == 0 || size > 0xffffffffu)
         return Error(cxxrt::err::kInval);
     auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
-    buffer->owns_data_ = false;
     buffer->data_ = data;
     unsigned long long dma_addr = 0;
     CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), data, size, int(direction), &dma_addr)));
@@ -36,10 +34,9 @@ Result<UniquePtr<DmaBuffer>> DmaBuffer::map_memory(Gfp gfp, Device device, u8* d
 
 DmaBuffer::~DmaBuffer()
 {
+    // Unmapped before owned_ (a member) frees the memory.
     if (mapped_)
         kapi_ib_dma_unmap_single(device_.raw(), dma_addr_, size_, int(direction_));
-    if (owns_data_)
-        cxxrt::free_array(data_);
 }
 
 Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)
@@ -47,9 +44,10 @@ Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)
     if (capacity == 0)
         return Error(cxxrt::err::kInval);
     auto list = CXXRT_TRY(cxxrt::make_unique<ScatterList>(gfp, Private{}, capacity));
-    list->table_ = cxxrt::allocate_array<u8>(gfp, size_t(capacity) * KABI_SIZEOF_SCATTERLIST);
-    if (!list->table_)
+    size_t bytes = 0;
+    if (__builtin_mul_overflow(size_t(capacity), size_t(KABI_SIZEOF_SCATTERLIST), &bytes) || bytes > 0xffffffffu)
         return Error(cxxrt::err::kNoMem);
+    list->table_ = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(gfp, u32(bytes)));
     kapi_sg_init_table(list->raw(), capacity);
     list->nents_ = capacity;
     return list;
@@ -57,8 +55,7 @@ Result<UniquePtr<ScatterList>> ScatterList::create(Gfp gfp, u32 capacity)
 
 ScatterList::~ScatterList()
 {
-    unmap();
-    cxxrt::free_array(table_);
+    unmap();  // before table_ (a member) frees the entries
 }
 
 Result<void> ScatterList::reset(u32 nents)
@@ -152,4 +149,4 @@ Result<int> MemoryRegion::map_sg(ScatterList& list, u32 first_offset, u32 page_s
     return mapped;
 }
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib

@@ -1,9 +1,9 @@
-// rtrs::ib — device, PD, CQ, QP, Connection, and the completion upcall.
+// kernel::ib — device, PD, CQ, QP, Connection, and the completion upcall.
 #include "kernel/ib/verbs.hpp"
 #include <cxxrt/log.hpp>
 #include <cxxrt/enforce.hpp>
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 static_assert(__is_standard_layout(Completion), "Completion::from_cqe needs a standard layout");
 static_assert(sizeof(Sge) == 16);
@@ -182,33 +182,33 @@ void Connection::destroy_queues()
     pd_.reset();
 }
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib
 
 // KAPI upcall: the CQ's poll context (softirq for PollContext::kSoftirq).
-extern "C" void rtrs_cxx_wc_done(ib_cqe* cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
+extern "C" void kernel_ib_wc_done(ib_cqe* cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
                                  unsigned int invalidate_rkey, int wc_flags) noexcept
 {
-    using namespace rtrs::ib;
+    using namespace kernel::ib;
     WorkCompletion wc{status, opcode, byte_len, imm_raw, invalidate_rkey, wc_flags};
     Completion::from_cqe(cqe)->dispatch(wc);
 }
 
 // KAPI upcall: a completion event of a kSoftirq CQ (hard irq or the
 // driver's softirq): schedule the irq_poll run.
-extern "C" void rtrs_cxx_cq_event(void* context) noexcept
+extern "C" void kernel_ib_cq_event(void* context) noexcept
 {
-    static_cast<rtrs::ib::CompletionQueue*>(context)->on_event();
+    static_cast<kernel::ib::CompletionQueue*>(context)->on_event();
 }
 
 // KAPI upcall: one irq_poll run (softirq) of a kSoftirq CQ.
-extern "C" int rtrs_cxx_irq_poll(irq_poll* iop, int budget) noexcept
+extern "C" int kernel_ib_irq_poll(irq_poll* iop, int budget) noexcept
 {
-    return rtrs::ib::CompletionQueue::from_irq_poll(iop)->on_irq_poll(budget);
+    return kernel::ib::CompletionQueue::from_irq_poll(iop)->on_irq_poll(budget);
 }
 
 // KAPI upcall: asynchronous QP events (fatal errors, path migration, ...).
 // RTRS only logs them; the CM reports the consequences (disconnects).
-extern "C" void rtrs_cxx_qp_event(void* context, int event) noexcept
+extern "C" void kernel_ib_qp_event(void* context, int event) noexcept
 {
-    cxxrt::log::info("rtrs-ib: QP %p: async event %d", context, event);
+    cxxrt::log::info("ib: QP %p: async event %d", context, event);
 }

@@ -1,4 +1,4 @@
-// rtrs::ib — the RDMA layer under RTRS: common types.
+// kernel::ib — the RDMA layer under RTRS: common types.
 //
 // Thin C++ over the C boundary in kernel/ib/kapi-rdma.h (RDMA-CM + verbs). The
 // classes own kernel objects and free them in their destructors; nothing on
@@ -20,7 +20,7 @@
 #include "cxxrt-kabi.h"
 #include "kernel/ib/kapi-rdma.h"
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 using cxxrt::ConstByteSpan;
 using cxxrt::Error;
@@ -142,7 +142,7 @@ public:
     ib_cqe* cqe() { return reinterpret_cast<ib_cqe*>(cqe_); }
     void* owner() const { return handler_.context(); }
 
-    // From rtrs_cxx_wc_done (the C upcall): back from cqe storage to us.
+    // From kernel_ib_wc_done (the C upcall): back from cqe storage to us.
     static Completion* from_cqe(ib_cqe* cqe)
     {
         return reinterpret_cast<Completion*>(reinterpret_cast<u8*>(cqe) - __builtin_offsetof(Completion, cqe_));
@@ -206,4 +206,4 @@ private:
     alignas(KABI_ALIGNOF_SOCKADDR_STORAGE) u8 storage_[KABI_SIZEOF_SOCKADDR_STORAGE];
 };
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib

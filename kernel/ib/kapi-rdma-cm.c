@@ -2,7 +2,7 @@
 /*
  * C boundary: RDMA-CM (connection manager) and socket addresses, for the
  * C++ wrappers in kernel/ib/. One kernel call per function; the event handler
- * forwards every CM event to rtrs_cxx_cm_event(). See kapi-rdma.h.
+ * forwards every CM event to kernel_ib_cm_event(). See kapi-rdma.h.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -28,7 +28,7 @@ static int kapi_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	if (ev->event == RDMA_CM_EVENT_REJECTED)
 		data = rdma_consumer_reject_data(id, ev, &len);
-	return rtrs_cxx_cm_event(id->context, id, ev->event, ev->status, data, data ? len : 0);
+	return kernel_ib_cm_event(id->context, id, ev->event, ev->status, data, data ? len : 0);
 }
 
 static int kapi_rdma_to_sockaddr_in(const struct kapi_rdma_addr *a, struct sockaddr_in *sin)

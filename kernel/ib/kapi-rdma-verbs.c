@@ -80,7 +80,7 @@ int kapi_ib_process_cq_direct(struct ib_cq *cq, int budget)
 /* KAPI: the CQ's completion event (hard irq or the driver's softirq); forwards to C++. */
 static void kapi_ib_cq_event(struct ib_cq *cq, void *context)
 {
-	rtrs_cxx_cq_event(context);
+	kernel_ib_cq_event(context);
 }
 
 /* KAPI: process context. */
@@ -118,7 +118,7 @@ void kapi_ib_wc_dispatch(struct ib_cq *cq, struct ib_wc *wc)
 /* KAPI: softirq (IRQ_POLL_SOFTIRQ); forwards to C++. */
 static int kapi_irq_poll_run(struct irq_poll *iop, int budget)
 {
-	return rtrs_cxx_irq_poll(iop, budget);
+	return kernel_ib_irq_poll(iop, budget);
 }
 
 void kapi_irq_poll_init(struct irq_poll *iop, int weight)
@@ -152,7 +152,7 @@ int kapi_ib_qp_to_error(struct ib_qp *qp)
 /* KAPI: any context the core calls it from; forwards to C++. */
 static void kapi_ib_qp_event(struct ib_event *event, void *context)
 {
-	rtrs_cxx_qp_event(context, event->event);
+	kernel_ib_qp_event(context, event->event);
 }
 
 /* KAPI: process context. */
@@ -183,7 +183,7 @@ void kapi_ib_drain_qp(struct ib_qp *qp)
 /* KAPI: the CQ's poll context (softirq for IB_POLL_SOFTIRQ). */
 static void kapi_ib_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	rtrs_cxx_wc_done(wc->wr_cqe, wc->status, wc->opcode, wc->byte_len, (__force u32)wc->ex.imm_data,
+	kernel_ib_wc_done(wc->wr_cqe, wc->status, wc->opcode, wc->byte_len, (__force u32)wc->ex.imm_data,
 			 wc->ex.invalidate_rkey, wc->wc_flags);
 }
 

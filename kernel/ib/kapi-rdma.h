@@ -26,8 +26,8 @@
  *
  * Functions returning int return 0 or a negative errno unless stated.
  */
-#ifndef RTRS_KAPI_RDMA_H
-#define RTRS_KAPI_RDMA_H
+#ifndef KERNEL_IB_KAPI_RDMA_H
+#define KERNEL_IB_KAPI_RDMA_H
 
 #include <cxxrt/kapi.h>
 
@@ -79,7 +79,7 @@ const struct sockaddr *kapi_rdma_cm_id_dst_sockaddr(struct rdma_cm_id *cm_id) KA
 
 /*
  * Creates an RC cm_id in init_net. Every CM event on it (and on the ids of
- * connect requests it receives as a listener) goes to rtrs_cxx_cm_event()
+ * connect requests it receives as a listener) goes to kernel_ib_cm_event()
  * with @context. @port_space: KABI_RDMA_PS_TCP or KABI_RDMA_PS_IB.
  * Returns the id, or NULL with *err set. KAPI: process context, may sleep.
  */
@@ -90,7 +90,7 @@ struct rdma_cm_id *kapi_rdma_create_id(void *context, int port_space, int *err) 
  * must be destroyed first (kapi_rdma_destroy_qp).
  */
 void kapi_rdma_destroy_id(struct rdma_cm_id *cm_id) KAPI_NOEXCEPT;
-/* The id's context (what rtrs_cxx_cm_event gets). Ids of connect requests
+/* The id's context (what kernel_ib_cm_event gets). Ids of connect requests
  * start with their listener's context; the new owner sets its own. */
 void kapi_rdma_set_context(struct rdma_cm_id *cm_id, void *context) KAPI_NOEXCEPT;
 void *kapi_rdma_get_context(struct rdma_cm_id *cm_id) KAPI_NOEXCEPT;
@@ -149,7 +149,7 @@ const char *kapi_rdma_reject_msg(struct rdma_cm_id *cm_id, int reason) KAPI_NOEX
  * Returning non-zero makes the CM destroy @cm_id after the return.
  * KAPI: process context (CM work queues), the id's handler mutex held.
  */
-int rtrs_cxx_cm_event(void *context, struct rdma_cm_id *cm_id, int event, int status, const void *private_data,
+int kernel_ib_cm_event(void *context, struct rdma_cm_id *cm_id, int event, int status, const void *private_data,
 		      unsigned int private_data_len) KAPI_NOEXCEPT;
 
 /* ---- Device, PD, CQ, QP ------------------------------------------------- */
@@ -195,7 +195,7 @@ int kapi_ib_process_cq_direct(struct ib_cq *cq, int budget) KAPI_NOEXCEPT;
  * the core's IB_POLL_SOFTIRQ CQs do.
  *
  * kapi_ib_create_cq: a CQ of @nr_cqe entries on @comp_vector whose
- * completion events call rtrs_cxx_cq_event(@context). Not armed yet.
+ * completion events call kernel_ib_cq_event(@context). Not armed yet.
  * KAPI: process context.
  */
 struct ib_cq *kapi_ib_create_cq(struct ib_device *device, int nr_cqe, int comp_vector, void *context,
@@ -203,7 +203,7 @@ struct ib_cq *kapi_ib_create_cq(struct ib_device *device, int nr_cqe, int comp_v
 /* KAPI: process context; no QP may use the CQ any more. */
 void kapi_ib_destroy_cq(struct ib_cq *cq) KAPI_NOEXCEPT;
 /* Upcall (C++): a completion event of a kapi_ib_create_cq CQ. Hard irq or the driver's softirq. */
-void rtrs_cxx_cq_event(void *context) KAPI_NOEXCEPT;
+void kernel_ib_cq_event(void *context) KAPI_NOEXCEPT;
 /*
  * Arms the CQ for the next completion; > 0 when completions may have
  * arrived unreported meanwhile (IB_CQ_REPORT_MISSED_EVENTS): poll again.
@@ -215,10 +215,10 @@ int kapi_ib_poll_cq(struct ib_cq *cq, int count, struct ib_wc *wcs) KAPI_NOEXCEP
 /* Runs the done callback of one reaped struct ib_wc (none for an unsignalled WR). The CQ's poll context. */
 void kapi_ib_wc_dispatch(struct ib_cq *cq, struct ib_wc *wc) KAPI_NOEXCEPT;
 
-/* irq_poll on @iop, at most @weight completions per run; runs call rtrs_cxx_irq_poll. */
+/* irq_poll on @iop, at most @weight completions per run; runs call kernel_ib_irq_poll. */
 void kapi_irq_poll_init(struct irq_poll *iop, int weight) KAPI_NOEXCEPT;
 /* Upcall (C++): one run of the irq_poll (softirq); returns the work done (<= @budget). */
-int rtrs_cxx_irq_poll(struct irq_poll *iop, int budget) KAPI_NOEXCEPT;
+int kernel_ib_irq_poll(struct irq_poll *iop, int budget) KAPI_NOEXCEPT;
 /* Any context. */
 void kapi_irq_poll_sched(struct irq_poll *iop) KAPI_NOEXCEPT;
 /* From the run itself, when it did less than its budget. */
@@ -231,7 +231,7 @@ int kapi_ib_qp_to_error(struct ib_qp *qp) KAPI_NOEXCEPT;
 
 /*
  * Creates the RC QP of @cm_id on @pd, both queues on @cq, signalling only
- * requested WRs (IB_SIGNAL_REQ_WR). Async QP events go to rtrs_cxx_qp_event
+ * requested WRs (IB_SIGNAL_REQ_WR). Async QP events go to kernel_ib_qp_event
  * with @context. KAPI: process context (CM handlers included).
  */
 int kapi_rdma_create_qp(struct rdma_cm_id *cm_id, struct ib_pd *pd, struct ib_cq *cq, unsigned int max_send_wr,
@@ -245,7 +245,7 @@ void kapi_rdma_destroy_qp(struct rdma_cm_id *cm_id) KAPI_NOEXCEPT;
  */
 void kapi_ib_drain_qp(struct ib_qp *qp) KAPI_NOEXCEPT;
 /* Upcall (C++): an asynchronous QP event (enum ib_event_type). Any context. */
-void rtrs_cxx_qp_event(void *context, int event) KAPI_NOEXCEPT;
+void kernel_ib_qp_event(void *context, int event) KAPI_NOEXCEPT;
 
 /* ---- Posting and completions -------------------------------------------- */
 
@@ -258,7 +258,7 @@ struct kapi_ib_sge {
 
 /*
  * Makes C++-owned storage a struct ib_cqe whose done callback forwards to
- * rtrs_cxx_wc_done(). Any context.
+ * kernel_ib_wc_done(). Any context.
  */
 void kapi_ib_cqe_init(struct ib_cqe *cqe) KAPI_NOEXCEPT;
 /*
@@ -269,7 +269,7 @@ void kapi_ib_cqe_init(struct ib_cqe *cqe) KAPI_NOEXCEPT;
  * @cqe and @status are meaningful. KAPI: the CQ's poll context: softirq for
  * KABI_IB_POLL_SOFTIRQ (no sleeping), process for _WORKQUEUE/_DIRECT.
  */
-void rtrs_cxx_wc_done(struct ib_cqe *cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
+void kernel_ib_wc_done(struct ib_cqe *cqe, int status, int opcode, unsigned int byte_len, unsigned int imm_raw,
 		      unsigned int invalidate_rkey, int wc_flags) KAPI_NOEXCEPT;
 
 /*
@@ -382,4 +382,4 @@ unsigned long long kapi_ib_mr_length(struct ib_mr *mr) KAPI_NOEXCEPT;
 }
 #endif
 
-#endif /* RTRS_KAPI_RDMA_H */
+#endif /* KERNEL_IB_KAPI_RDMA_H */

@@ -1,4 +1,4 @@
-// rtrs::ib — memory for RDMA: DMA-mapped kernel buffers, scatterlists, and
+// kernel::ib — memory for RDMA: DMA-mapped kernel buffers, scatterlists, and
 // fast-registration memory regions.
 //
 // A DmaBuffer (kmalloc'd, ib_dma_map_single'd) is what RTRS uses for its
@@ -9,13 +9,14 @@
 // mapping and REG/INV posting: any context, no allocation.
 #pragma once
 
+#include <cxxrt/array.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/unique_ptr.hpp>
 #include "kernel/ib/ib.hpp"
 #include "kernel/ib/verbs.hpp"
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 class DmaBuffer final : cxxrt::Pinned {
     struct Private {};
@@ -60,12 +61,12 @@ public:
 
 private:
     Device device_;
-    u8* data_ = nullptr;
+    cxxrt::Array<u8> owned_;  // the memory create() allocated (none for map_memory's)
+    u8* data_ = nullptr;      // owned_'s, or the caller's
     size_t size_;
     u64 dma_addr_ = 0;
     DmaDirection direction_;
     bool mapped_ = false;
-    bool owns_data_ = true;
 };
 
 // A flat table of scatterlist entries, DMA-mapped with ib_dma_map_sg.
@@ -94,13 +95,13 @@ public:
     int dma_nents() const { return dma_nents_; }
     u64 dma_address(u32 index) const { return kapi_sg_dma_address(entry(index)); }
     u32 dma_length(u32 index) const { return kapi_sg_dma_len(entry(index)); }
-    scatterlist* raw() const { return reinterpret_cast<scatterlist*>(table_); }
+    scatterlist* raw() const { return reinterpret_cast<scatterlist*>(table_.data()); }
 
 private:
     scatterlist* entry(u32 index) const { return kapi_sg_entry(raw(), index); }
 
     // capacity_ entries of KABI_SIZEOF_SCATTERLIST bytes each.
-    u8* table_ = nullptr;
+    cxxrt::Array<u8> table_;
     u32 capacity_;
     u32 nents_ = 0;
     int dma_nents_ = 0;
@@ -257,4 +258,4 @@ private:
     bool overflow_ = false;
 };
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib

@@ -1,4 +1,4 @@
-// rtrs::ib — verbs objects: protection domain, completion queue, queue pair,
+// kernel::ib — verbs objects: protection domain, completion queue, queue pair,
 // and Connection (cm_id + CQ + QP: the shape RTRS uses per connection).
 //
 // Ownership: a ProtectionDomain is shared (RefPtr) by every connection and
@@ -15,7 +15,7 @@
 #include "kernel/ib/cm.hpp"
 #include "kernel/ib/ib.hpp"
 
-namespace rtrs::ib {
+namespace kernel::ib {
 
 using cxxrt::Gfp;
 using cxxrt::RefPtr;
@@ -132,7 +132,7 @@ class QueuePair final : cxxrt::Pinned {
 
 public:
     // rdma_create_qp on cm_id (bound to pd's device), both queues on cq.
-    // Asynchronous QP events go to rtrs_cxx_qp_event(event_context, ...),
+    // Asynchronous QP events go to kernel_ib_qp_event(event_context, ...),
     // which logs them. Process context (CM handlers included).
     static Result<UniquePtr<QueuePair>> create(Gfp gfp, CmId& cm_id, ProtectionDomain& pd, CompletionQueue& cq,
                                                const QueuePairConfig& config);
@@ -249,4 +249,4 @@ private:
     UniquePtr<QueuePair> qp_;
 };
 
-}  // namespace rtrs::ib
+}  // namespace kernel::ib

@@ -54,7 +54,7 @@ inline constexpr unsigned kLatencyMaxLog = 16;
 inline constexpr size_t kLatencyBucketCount = kLatencyMaxLog + 2;
 
 // Batches: the work completions one poll of a completion queue reaped
-// (rtrs::ib::CompletionQueue: up to 256 per softirq run, or what a polling
+// (kernel::ib::CompletionQueue: up to 256 per softirq run, or what a polling
 // caller reaped). Polls that reaped nothing are not counted.
 struct CompletionCounters {
     u32 max_per_call = 0;  // the largest batch

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stats/wc_completion counts real batches: the completions one poll of a
-# completion queue reaps (rtrs::ib::CompletionQueue reaps 16 at a time, up
+# completion queue reaps (kernel::ib::CompletionQueue reaps 16 at a time, up
 # to 256 per softirq run). Our whole stack over one Soft-RoCE loopback
 # path, a RAM disk, both sides' wc_completion reset, then 4k random reads
 # and writes at QD32 (fio crc32c verify):

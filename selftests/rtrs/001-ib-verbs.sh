@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The RDMA layer under RTRS (kernel/ib/kapi-rdma*.c + rtrs::ib), run inside this
+# The RDMA layer under RTRS (kernel/ib/kapi-rdma*.c + kernel::ib), run inside this
 # kernel by rtrs-ib-selftest.ko over Soft-RoCE loopback: listen, connect with
 # 56 bytes of private data each way, a refused connect with reject data,
 # 64 KiB RDMA writes with immediate both ways (fast-registered MRs, multi-SGE),

@@ -1,5 +1,5 @@
 // The hostile peer against our server: an RTRS client written on the RDMA
-// layer (rtrs::ib) and the wire codecs, which sends what a well-behaved
+// layer (kernel::ib) and the wire codecs, which sends what a well-behaved
 // client never sends and watches what the server does about it. Each case
 // builds its own path (fresh UUIDs), provokes the server, observes one of
 //   - the connect request rejected,
@@ -42,7 +42,7 @@ void rtrs_hostile_sleep_ms(unsigned int ms) noexcept;
 
 namespace {
 
-using namespace rtrs::ib;
+using namespace kernel::ib;
 using cxxrt::Atomic;
 using cxxrt::ByteSpan;
 using cxxrt::Gfp;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rtrs-ib-selftest: exercises the RDMA layer (kernel/ib/kapi-rdma*.c and the
- * rtrs::ib C++ wrappers) over Soft-RoCE loopback at load time: a listener
+ * kernel::ib C++ wrappers) over Soft-RoCE loopback at load time: a listener
  * and a client on the address given by addr=, connect/accept/reject with
  * private data, RDMA writes with immediate both ways, heartbeats, send,
  * send-with-invalidate, fast registration. Results are KTAP lines in the

@@ -1,4 +1,4 @@
-// In-kernel test of the RDMA layer (rtrs::ib) over Soft-RoCE loopback: one
+// In-kernel test of the RDMA layer (kernel::ib) over Soft-RoCE loopback: one
 // rxe device talks to its own address. A server (listener + the accepted
 // connection) and a client (plus a second client that gets rejected) run in
 // this one module; the steps below run in order from module init (process
@@ -26,7 +26,7 @@ int rtrs_ib_selftest_wait(int (*done)(void* arg), void* arg, unsigned int timeou
 
 namespace {
 
-using namespace rtrs::ib;
+using namespace kernel::ib;
 using cxxrt::Atomic;
 using cxxrt::Gfp;
 using cxxrt::RefPtr;

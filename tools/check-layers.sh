@@ -16,6 +16,7 @@
 #    reaches kernel/ as a pointer. Names not yet renamed are listed with
 #    their count in tools/layers-allow.txt, like rule 1's.
 # Usage: tools/check-layers.sh [TOP]   Prints one line; exit 1 on a violation.
+c_code=$(cd "$(dirname "$0")" && pwd)/c-code.awk  # this script's own, whatever TOP is
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 2
 allow=tools/layers-allow.txt
@@ -51,32 +52,6 @@ if [ -n "$over" ]; then
     grep -nE "$boundary_name" $(echo "$over" | tr ' ' '\n' | sed -n 's/:.*//p') | sed 's/^/  /' | head -20
     exit 1
 fi
-# The code of a C or C++ file without its comments: /* */ (across lines)
-# and // (outside strings and character constants), one output line per
-# input line. Plain awk (mawk, gawk, busybox). A makefile loses its # ones.
-strip_comments='
-{
-    out = ""; line = $0; i = 1; n = length(line)
-    while (i <= n) {
-        c = substr(line, i, 1); two = substr(line, i, 2)
-        if (in_block) {
-            if (two == "*/") { in_block = 0; i += 2 } else i++
-            continue
-        }
-        if (quote != "") {
-            out = out c
-            if (c == "\\") { out = out substr(line, i + 1, 1); i += 2; continue }
-            if (c == quote) quote = ""
-            i++; continue
-        }
-        if (two == "/*") { in_block = 1; i += 2; continue }
-        if (two == "//") break
-        if (c == "\"" || c == "\047") quote = c
-        out = out c; i++
-    }
-    quote = ""
-    print out
-}'
 # A product name: rnbd or rtrs in any case, within any word.
 product_name='[A-Za-z0-9_]*([Rr][Nn][Bb][Dd]|[Rr][Tt][Rr][Ss])[A-Za-z0-9_]*'
 over=
@@ -84,7 +59,7 @@ ktotal=0
 code_of() {
     case $1 in
         *.mk) sed 's/#.*//' "$1" ;;
-        *) awk "$strip_comments" "$1" ;;
+        *) awk -f "$c_code" "$1" ;;
     esac
 }
 for file in $(find kernel -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' -o -name '*.hpp' -o -name '*.mk' \) | sort); do

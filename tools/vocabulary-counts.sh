@@ -17,6 +17,7 @@
 # POSIX sh and awk (mawk, gawk, busybox); universal-ctags for the functions.
 list=0
 if [ "${1:-}" = --list ]; then list=1; shift; fi
+c_code=$(cd "$(dirname "$0")" && pwd)/c-code.awk  # this script's own, whatever TOP is
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top" || exit 2
 command -v ctags >/dev/null 2>&1 && ctags --version 2>/dev/null | grep -q 'Universal Ctags' ||
@@ -32,28 +33,7 @@ ib_headers=$(printf '%s\n' $files | grep -E '^kernel/ib/[^/]*\.hpp$')
 # and character constants, as "file<TAB>line<TAB>code" lines.
 code() {
     [ $# = 0 ] && return
-    awk '
-    FNR == 1 { in_block = 0 }
-    {
-        out = ""; line = $0; i = 1; n = length(line); quote = ""
-        while (i <= n) {
-            c = substr(line, i, 1); two = substr(line, i, 2)
-            if (in_block) {
-                if (two == "*/") { in_block = 0; i += 2 } else i++
-                continue
-            }
-            if (quote != "") {
-                if (c == "\\") { i += 2; continue }
-                if (c == quote) { out = out c; quote = "" }
-                i++; continue
-            }
-            if (two == "/*") { in_block = 1; i += 2; continue }
-            if (two == "//") break
-            if (c == "\"" || c == "\047") quote = c
-            out = out c; i++
-        }
-        print FILENAME "\t" FNR "\t" out
-    }' "$@"
+    awk -v strings=drop -v tagged=1 -f "$c_code" "$@"
 }
 
 # The lines of `code` whose code matches the extended regular expression $1,

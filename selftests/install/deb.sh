@@ -35,6 +35,7 @@
 # The host's other kernels are hidden from the postinst (a tmpfs on /boot
 # holding only the stand-in's config): it would build for the newest one.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-dkms-modules.sh"
 require_root
 cd "$(dirname "$0")/../.."
 for t in dkms apt-get dpkg-deb; do command -v $t >/dev/null || tap_skip_all "no $t"; done
@@ -119,24 +120,7 @@ skipped() {
         ! built_for "$newer"
 }
 check "... and skipped $newer (BUILD_EXCLUSIVE_KERNEL: 'Skipped.', nothing built)" skipped
-where() {
-    local m
-    for m in rtrs_client rtrs_server rnbd_client rnbd_server; do
-        case $(modinfo -n $m 2>/dev/null) in
-            /lib/modules/$kver/updates/dkms/*) ;;
-            *) diag "modinfo -n $m: $(modinfo -n $m 2>&1)"; return 1 ;;
-        esac
-    done
-}
-check "modinfo -n: the four modules under /lib/modules/$kver/updates/dkms/" where
-loads() {
-    modprobe rdma_cm && modprobe rnbd_server && mod_loaded rtrs_server && modprobe rnbd_client && mod_loaded rtrs_client
-}
-check "modprobe rnbd_server and rnbd_client load rtrs_server and rtrs_client" loads
-check "sysfs of the loaded modules: map_device and the server's devices" \
-    test -e /sys/kernel/rnbd_client/map_device -a -d /sys/kernel/rnbd_server
-check "modprobe -r rnbd_client rnbd_server unloads all four" sh -c '
-    modprobe -r rnbd_client rnbd_server && ! grep -qE "^(rnbd|rtrs)_(client|server) " /proc/modules'
+check_dkms_modules "$kver"
 
 # rnbdctl's package: what make-install-udev.sh uses, in Debian's places.
 check "rnbdctl --version runs (/usr/sbin/rnbdctl)" sh -c "/usr/sbin/rnbdctl --version | grep -q '^rnbdctl $version '"

@@ -14,6 +14,7 @@
 # install, modprobe and remove paths are tested in minutes; the DKMS build
 # itself is then tested on the host (packaging/test-dkms-build.sh).
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib-dkms-modules.sh"
 require_root
 cd "$(dirname "$0")/../.."
 command -v dkms >/dev/null || tap_skip_all "no dkms (make setup installs it)"
@@ -71,24 +72,7 @@ installed() {
     dkms status "$name/$version" -k "$kver" | grep -q ': installed'
 }
 check "dkms install: installed for $kver" installed
-where() {
-    local m
-    for m in rtrs_client rtrs_server rnbd_client rnbd_server; do
-        case $(modinfo -n $m 2>/dev/null) in
-            /lib/modules/$kver/updates/dkms/*) ;;
-            *) diag "modinfo -n $m: $(modinfo -n $m 2>&1)"; return 1 ;;
-        esac
-    done
-}
-check "modinfo -n: the four modules under /lib/modules/$kver/updates/dkms/" where
-loads() {
-    modprobe rdma_cm && modprobe rnbd_server && mod_loaded rtrs_server && modprobe rnbd_client && mod_loaded rtrs_client
-}
-check "modprobe rnbd_server and rnbd_client load rtrs_server and rtrs_client" loads
-check "sysfs of the loaded modules: map_device and the server's devices" \
-    test -e /sys/kernel/rnbd_client/map_device -a -d /sys/kernel/rnbd_server
-check "modprobe -r rnbd_client rnbd_server unloads all four" sh -c '
-    modprobe -r rnbd_client rnbd_server && ! grep -qE "^(rnbd|rtrs)_(client|server) " /proc/modules'
+check_dkms_modules "$kver"
 removed() {
     dkms remove "$name/$version" --all > "$tmp/remove.out" 2>&1 || { sed 's/^/#   /' "$tmp/remove.out"; return 1; }
     [ -z "$(dkms status "$name" 2>/dev/null)" ] && [ ! -e "/var/lib/dkms/$name" ] && return 0

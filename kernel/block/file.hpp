@@ -20,7 +20,7 @@ using namespace cxxrt::integers;
 class File : cxxrt::Pinned {
 public:
     // Opens what `path` found (no second lookup by name), O_RDONLY or O_RDWR.
-    cxxrt::Result<void> open(const Path& path, bool writable)
+    cxxrt::Result<void> open(const FilesystemPath& path, bool writable)
     {
         ::file* file = nullptr;
         CXXRT_TRY(cxxrt::to_result(kapi_file_open_path(path.native(), writable, &file)));

@@ -16,10 +16,10 @@ namespace kernel::block {
 
 using namespace cxxrt::integers;
 
-class Path : cxxrt::Pinned {
+class FilesystemPath : cxxrt::Pinned {
 public:
-    Path() = default;
-    ~Path()
+    FilesystemPath() = default;
+    ~FilesystemPath()
     {
         if (held_)
             kapi_path_put(native());
@@ -39,7 +39,7 @@ public:
     // The device number of a device node.
     u32 rdev() const { return kapi_path_rdev(native()); }
     // Lies under `dir` in the mount tree.
-    bool is_under(const Path& dir) const { return kapi_path_is_under(native(), dir.native()) != 0; }
+    bool is_under(const FilesystemPath& dir) const { return kapi_path_is_under(native(), dir.native()) != 0; }
     // inode_permission for reading, and writing when `writable`: -EACCES,
     // -EPERM (immutable), -EROFS.
     cxxrt::Result<void> check_permission(bool writable) const

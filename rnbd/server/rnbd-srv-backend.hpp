@@ -25,12 +25,12 @@ namespace rnbd::srv {
 
 using cxxrt::Pinned;
 
-class SessDev;
+class Mapping;
 
 // One validated IO on its way to the backing object (rnbd-srv-io.cpp).
 class IoWork : Pinned {
 public:
-    IoWork(SessDev& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
+    IoWork(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
 
     // Runs it on the IO workqueue (process context). Any context.
     void queue();
@@ -58,7 +58,7 @@ private:
     void run();
 
     cxxrt::Work work_;
-    SessDev& dev_;
+    Mapping& dev_;
     rtrs_server_io* io_;
     void* data_;
     u32 data_room_;
@@ -149,7 +149,7 @@ public:
     // Opens what `path` found, after checking permission for reading (and
     // writing when `writable`). `block_node`: the path is a device node
     // (served through the VFS: no hole punching).
-    static Result<FileBackend*> open(const kernel::block::Path& path, bool writable, bool block_node);
+    static Result<FileBackend*> open(const kernel::block::FilesystemPath& path, bool writable, bool block_node);
 
     explicit FileBackend(Private) : Backend(Kind::kFile) {}
     ~FileBackend() = default;

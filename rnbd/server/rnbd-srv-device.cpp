@@ -26,14 +26,14 @@ Span<char> PathBuffer::span() { return Span<char>(data_.data(), policy::kPathMax
 
 namespace {
 
-policy::ObjectKind kind_of(const kernel::block::Path& path) { return policy::object_kind(path.mode()); }
+policy::ObjectKind kind_of(const kernel::block::FilesystemPath& path) { return policy::object_kind(path.mode()); }
 
 // Whether the object at `object` lies inside the directory named by
 // `file_export_dir` (looked up now: the parameter may have changed, or the
 // directory may be gone, since it was set).
-bool inside_file_export_dir(const kernel::block::Path& object, const char* file_export_dir)
+bool inside_file_export_dir(const kernel::block::FilesystemPath& object, const char* file_export_dir)
 {
-    kernel::block::Path dir;
+    kernel::block::FilesystemPath dir;
     if (dir.lookup(file_export_dir).is_error() || kind_of(dir) != policy::ObjectKind::kDirectory)
         return false;
     return object.is_under(dir);
@@ -46,7 +46,7 @@ bool inside_file_export_dir(const kernel::block::Path& object, const char* file_
 Result<void> Backing::open(const char* path, bool writable, wire::IoMode mode, const char* file_export_dir)
 {
     refusal_ = Refusal{};
-    kernel::block::Path object;
+    kernel::block::FilesystemPath object;
     auto found = object.lookup(path);
     if (found.is_error()) {
         refusal_ = Refusal{"lookup failed", true};
@@ -135,9 +135,9 @@ void ModuleReference::drop()
         rnbd_srv_module_put();
 }
 
-// ---- SessDev ----
+// ---- Mapping ----
 
-SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path)
+Mapping::Mapping(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path)
     : session_(session), id_(id), access_mode_(mode)
 {
     const size_t n = min(mapping_path.length(), sizeof(mapping_path_) - 1);
@@ -145,40 +145,40 @@ SessDev::SessDev(Session& session, u32 id, wire::AccessMode mode, StringView map
     mapping_path_[n] = '\0';
 }
 
-void SessDev::put()
+void Mapping::put()
 {
     if (refs_.fetch_sub(1, MemoryOrder::kAcqRel) == 1)
         drained_->complete();
 }
 
-void SessDev::drain()
+void Mapping::drain()
 {
-    Completion drained{lock_class<"rnbd::srv::SessDev::drain::drained">};
+    Completion drained{lock_class<"rnbd::srv::Mapping::drain::drained">};
     drained_ = &drained;
     put();
     drained.wait();
     drained_ = nullptr;
 }
 
-Result<void> SessDev::show_read_only(sysfs::Output& out)
+Result<void> Mapping::show_read_only(sysfs::Output& out)
 {
     out.print("%d\n", read_only() ? 1 : 0);
     return {};
 }
 
-Result<void> SessDev::show_access_mode(sysfs::Output& out)
+Result<void> Mapping::show_access_mode(sysfs::Output& out)
 {
     out.print("%s\n", access_mode_name(access_mode_));
     return {};
 }
 
-Result<void> SessDev::show_mapping_path(sysfs::Output& out)
+Result<void> Mapping::show_mapping_path(sysfs::Output& out)
 {
     out.print("%s\n", mapping_path_);
     return {};
 }
 
-Result<void> SessDev::store_force_close(sysfs::Input& in)
+Result<void> Mapping::store_force_close(sysfs::Input& in)
 {
     if (!(in.line() == StringView("1"))) {
         log::err_ratelimited("%s@%s: force_close: only '1' is accepted", mapping_path_, session_.name());
@@ -189,17 +189,17 @@ Result<void> SessDev::store_force_close(sysfs::Input& in)
 
 namespace {
 
-constexpr sysfs::Attribute<SessDev> kSessDevAttributes[] = {
-    {"read_only", 0444, &SessDev::show_read_only, nullptr},
-    {"access_mode", 0444, &SessDev::show_access_mode, nullptr},
-    {"mapping_path", 0444, &SessDev::show_mapping_path, nullptr},
-    {"force_close", 0644, nullptr, &SessDev::store_force_close, "Usage: echo 1 > force_close\n"},
+constexpr sysfs::Attribute<Mapping> kMappingAttributes[] = {
+    {"read_only", 0444, &Mapping::show_read_only, nullptr},
+    {"access_mode", 0444, &Mapping::show_access_mode, nullptr},
+    {"mapping_path", 0444, &Mapping::show_mapping_path, nullptr},
+    {"force_close", 0644, nullptr, &Mapping::store_force_close, "Usage: echo 1 > force_close\n"},
 };
-constexpr sysfs::GroupSpec kSessDevGroup = sysfs::group(kSessDevAttributes);
+constexpr sysfs::GroupSpec kMappingGroup = sysfs::group(kMappingAttributes);
 
 }  // namespace
 
-const sysfs::GroupSpec& sess_dev_group_spec() { return kSessDevGroup; }
+const sysfs::GroupSpec& mapping_group_spec() { return kMappingGroup; }
 
 Result<void> copy_file_export_dir(Span<char> out)
 {
@@ -229,7 +229,7 @@ int set_file_export_dir(const char* value, char* storage, unsigned int size)
         return -err::kNoMem;
     copy_bytes(candidate.data(), value, length);
     candidate.data()[length] = '\0';
-    kernel::block::Path dir;
+    kernel::block::FilesystemPath dir;
     auto found = dir.lookup(candidate.data());
     if (found.is_error())
         return found.to_errno();

@@ -24,7 +24,7 @@ using wire::IoOp;
 
 }  // namespace
 
-Result<FileBackend*> FileBackend::open(const kernel::block::Path& path, bool writable, bool block_node)
+Result<FileBackend*> FileBackend::open(const kernel::block::FilesystemPath& path, bool writable, bool block_node)
 {
     CXXRT_TRY(path.check_permission(writable));
     // Destroyed (the file closed) if the open fails.

@@ -42,35 +42,31 @@ private:
     void run()
     {
         rtrs_server_io* io = io_;
-        const int error = process();
+        const int error = process().to_errno();
         destroy(this);
         rtrs_server_respond(io, error);
     }
 
-    int process()
+    Result<void> process()
     {
         const ConstByteSpan header(header_, header_length_);
         if (type_ == MsgType::kClose) {
-            auto id = codec::decode_close(header);
-            if (id.is_ok()) {
-                ktrace::rnbd_srv::process_msg_close(session_.name(), id.value());
-                session_.close(id.value());
-            }
-            return id.to_errno();
+            const u32 id = CXXRT_TRY(codec::decode_close(header));
+            ktrace::rnbd_srv::process_msg_close(session_.name(), id);
+            session_.close(id);
+            return {};
         }
         auto open = codec::decode_open(header);
         if (open.is_error()) {
             log::err_ratelimited("session %s: invalid OPEN message (bad access mode, name or '..'): %d",
                                  session_.name(), open.to_errno());
-            return open.to_errno();
+            return open.error();
         }
         ktrace::rnbd_srv::process_msg_open(session_.name(), open.value().dev_name.data(), u8(open.value().access_mode));
         codec::OpenRspFields rsp;
-        auto opened = session_.open(open.value(), rsp);
-        if (opened.is_error())
-            return opened.to_errno();
-        auto built = codec::build_open_rsp(ByteSpan(static_cast<u8*>(data_), data_length_), rsp);
-        return built.to_errno();
+        CXXRT_TRY(session_.open(open.value(), rsp));
+        CXXRT_TRY(codec::build_open_rsp(ByteSpan(static_cast<u8*>(data_), data_length_), rsp));
+        return {};
     }
 
     Work work_;
@@ -87,7 +83,7 @@ private:
 
 // ---- IoWork ----
 
-IoWork::IoWork(SessDev& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields)
+IoWork::IoWork(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields)
     : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
       data_(data), data_room_(data_room), fields_(fields)
 {
@@ -102,7 +98,7 @@ void IoWork::queue()
 void IoWork::finish(int error)
 {
     rtrs_server_io* io = io_;
-    SessDev& dev = dev_;
+    Mapping& dev = dev_;
     destroy(this);
     rtrs_server_respond(io, error);
     dev.put();
@@ -137,8 +133,8 @@ constexpr size_t kLargestMessage = max(max(sizeof(wire::OpenMsg), sizeof(wire::I
 
 // `header` is our copy of the user header (on_rtrs_io), `header_length`
 // what the client sent (for the trace).
-int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
-              ConstByteSpan header, u32 header_length)
+Result<void> handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, void* data, u32 data_length,
+                       ConstByteSpan header, u32 header_length)
 {
     codec::IoLimits limits;
     limits.data_len = data_length;
@@ -150,15 +146,15 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
     auto decoded = codec::decode_io(header, limits);
     if (decoded.is_error()) {
         log::err_ratelimited("session %s: invalid IO message: %d", session.name(), decoded.to_errno());
-        return decoded.to_errno();
+        return decoded.error();
     }
     codec::IoFields f = decoded.value();
     if (ktrace::rnbd_srv::process_rdma_enabled()) [[unlikely]]
         trace_io(session, direction, f, data_length, header_length);
-    SessDev* dev = session.get_dev(f.device_id);
+    Mapping* dev = session.get_dev(f.device_id);
     if (!dev) {
         log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
-        return -err::kNotConn;
+        return Error(err::kNotConn);
     }
     policy::IoTarget target;
     target.sectors = dev->backing().sectors();
@@ -171,16 +167,16 @@ int handle_io(Session& session, rtrs_server_io* io, rtrs_direction direction, vo
                              session.name(), u32(f.op), (unsigned long long)f.sector, f.bi_size, unsigned(f.prio),
                              f.device_id, error);
         dev->put();
-        return error;
+        return Error::from_errno(error);
     }
     f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
     IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, session.io_room(), f);
     if (!work) {
         dev->put();
-        return -err::kNoMem;
+        return Error(err::kNoMem);
     }
     work->queue();
-    return 0;
+    return {};
 }
 
 }  // namespace
@@ -206,7 +202,7 @@ int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction directi
     }
     switch (type.value()) {
     case MsgType::kIo:
-        return handle_io(*session, io, direction, data, data_length, header, header_length);
+        return handle_io(*session, io, direction, data, data_length, header, header_length).to_errno();
     case MsgType::kSessInfo: {
         auto info = codec::decode_sess_info(header);
         if (info.is_error())

@@ -27,13 +27,13 @@ Session::~Session()
     CXXRT_ASSERT(devs_.is_empty());
 }
 
-SessDev* Session::get_dev(u32 id)
+Mapping* Session::get_dev(u32 id)
 {
     BhSpinGuard guard(lock_);
-    for (SessDev& dev : devs_) {
+    for (Mapping& dev : devs_) {
         if (dev.id_ != id)
             continue;
-        if (dev.state_ != SessDev::State::kOpen)
+        if (dev.state_ != Mapping::State::kOpen)
             return nullptr;
         dev.get();
         return &dev;
@@ -41,10 +41,10 @@ SessDev* Session::get_dev(u32 id)
     return nullptr;
 }
 
-SessDev* Session::find_open_by_path(StringView path)
+Mapping* Session::find_open_by_path(StringView path)
 {
-    for (SessDev& dev : devs_)
-        if (dev.state_ == SessDev::State::kOpen && StringView(dev.mapping_path_) == path)
+    for (Mapping& dev : devs_)
+        if (dev.state_ == Mapping::State::kOpen && StringView(dev.mapping_path_) == path)
             return &dev;
     return nullptr;
 }
@@ -53,7 +53,7 @@ u32 Session::free_id()
 {
     for (u32 id = 0;; ++id) {
         bool used = false;
-        for (SessDev& dev : devs_)
+        for (Mapping& dev : devs_)
             used = used || dev.id_ == id;
         if (!used)
             return id;
@@ -63,7 +63,7 @@ u32 Session::free_id()
 Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp)
 {
     MutexGuard guard(mutex_);
-    SessDev* dev = find_open_by_path(msg.dev_name);
+    Mapping* dev = find_open_by_path(msg.dev_name);
     if (!dev) {
         RefPtr<Export> exported;
         if (server().exports().lookup(msg.dev_name, exported))
@@ -81,7 +81,7 @@ Result<void> Session::open(const codec::OpenView& msg, codec::OpenRspFields& rsp
     return {};
 }
 
-Result<SessDev*> Session::open_by_search_path(const codec::OpenView& msg)
+Result<Mapping*> Session::open_by_search_path(const codec::OpenView& msg)
 {
     PathBuffer path;
     if (!path.data())
@@ -131,7 +131,7 @@ bool Session::admitted_by(const Export& exported)
                                    Span<const rtrs::Address>(addresses.data(), size_t(count)));
 }
 
-Result<SessDev*> Session::open_export(const codec::OpenView& msg, RefPtr<Export> exported)
+Result<Mapping*> Session::open_export(const codec::OpenView& msg, RefPtr<Export> exported)
 {
     // A name that is not an export and an export that does not admit this
     // session get one answer: the client learns nothing of the exports.
@@ -180,7 +180,7 @@ Result<SessDev*> Session::open_export(const codec::OpenView& msg, RefPtr<Export>
             return Error::from_errno(policy::not_exported_errno(created.to_errno()));
         return created.error();
     }
-    SessDev* dev = created.value();
+    Mapping* dev = created.value();
     dev->export_ = move(exported);
     // Removed while we opened it: its removal may have walked this session
     // before the mapping existed.
@@ -192,10 +192,10 @@ Result<SessDev*> Session::open_export(const codec::OpenView& msg, RefPtr<Export>
     return dev;
 }
 
-Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+Result<Mapping*> Session::create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
                                      Refusal& refusal)
 {
-    SessDev* dev = allocate<SessDev>(Gfp::kernel(), *this, free_id(), msg.access_mode, msg.dev_name);
+    Mapping* dev = allocate<Mapping>(Gfp::kernel(), *this, free_id(), msg.access_mode, msg.dev_name);
     if (!dev)
         return Error(err::kNoMem);
     const bool writable = msg.access_mode != wire::AccessMode::kReadOnly;
@@ -211,7 +211,7 @@ Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* pat
         destroy(dev);
         return attached.error();
     }
-    auto added = dev->kobj_.add(dev, dev->device_->sessions_dir(), name_, &server().sess_dev_group());
+    auto added = dev->kobj_.add(dev, dev->device_->sessions_dir(), name_, &server().mapping_group());
     if (added.is_error()) {
         server().detach(*dev);
         destroy(dev);
@@ -223,13 +223,13 @@ Result<SessDev*> Session::create_dev(const codec::OpenView& msg, const char* pat
     return dev;
 }
 
-void Session::close_dev(SessDev& dev, bool keep_id)
+void Session::close_dev(Mapping& dev, bool keep_id)
 {
     {
         BhSpinGuard guard(lock_);
-        if (dev.state_ != SessDev::State::kOpen)
+        if (dev.state_ != Mapping::State::kOpen)
             return;
-        dev.state_ = SessDev::State::kClosing;
+        dev.state_ = Mapping::State::kClosing;
     }
     dev.drain();  // no IO of this mapping is left in flight
     dev.kobj_.remove();
@@ -240,12 +240,12 @@ void Session::close_dev(SessDev& dev, bool keep_id)
     dev.module_.drop();
     if (keep_id) {
         BhSpinGuard guard(lock_);
-        dev.state_ = SessDev::State::kClosed;
+        dev.state_ = Mapping::State::kClosed;
         return;
     }
     {
         BhSpinGuard guard(lock_);
-        SessDev::SessionList::remove(dev);
+        Mapping::SessionList::remove(dev);
     }
     destroy(&dev);
 }
@@ -253,15 +253,15 @@ void Session::close_dev(SessDev& dev, bool keep_id)
 void Session::close(u32 id)
 {
     MutexGuard guard(mutex_);
-    for (SessDev& dev : devs_) {
+    for (Mapping& dev : devs_) {
         if (dev.id_ != id)
             continue;
-        if (dev.state_ == SessDev::State::kOpen) {
+        if (dev.state_ == Mapping::State::kOpen) {
             close_dev(dev, false);
         } else {
             {
                 BhSpinGuard spin(lock_);
-                SessDev::SessionList::remove(dev);
+                Mapping::SessionList::remove(dev);
             }
             destroy(&dev);
         }
@@ -286,14 +286,14 @@ void Session::on_idle_timer()
     rtrs_server_close_session(rtrs_);
 }
 
-Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
+Result<void> Session::force_close(Mapping& dev, sysfs::Input& in)
 {
     // A CLOSE or the session's end may be tearing this very directory down
     // while holding the mutex (and waiting for this file): never block here.
     if (!mutex_.try_lock())
         return Error(err::kBusy);
     Result<void> result;
-    if (dev.state_ != SessDev::State::kOpen || !in.remove_self()) {
+    if (dev.state_ != Mapping::State::kOpen || !in.remove_self()) {
         result = Error(err::kNoEnt);
     } else {
         log::info("session %s: force_close of device id %u (%s)", name_, dev.id_, dev.mapping_path_);
@@ -306,8 +306,8 @@ Result<void> Session::force_close(SessDev& dev, sysfs::Input& in)
 void Session::close_export(const Export& removed)
 {
     MutexGuard guard(mutex_);
-    for (SessDev& dev : devs_) {
-        if (dev.export_.get() != &removed || dev.state_ != SessDev::State::kOpen)
+    for (Mapping& dev : devs_) {
+        if (dev.export_.get() != &removed || dev.state_ != Mapping::State::kOpen)
             continue;
         log::info("session %s: export '%s' removed: closing device id %u", name_, removed.definition().name,
                   dev.id_);
@@ -323,8 +323,8 @@ int Session::admit_path(const rtrs_address& client)
     BhSpinGuard spin(lock_);
     if (opening_ && !exports::admits_address(opening_->definition(), address))
         return -err::kAccess;
-    for (SessDev& dev : devs_) {
-        if (dev.state_ == SessDev::State::kOpen && dev.export_ &&
+    for (Mapping& dev : devs_) {
+        if (dev.state_ == Mapping::State::kOpen && dev.export_ &&
             !exports::admits_address(dev.export_->definition(), address)) {
             log::err_ratelimited("session %s: a new path's address is not admitted by export '%s'", name_,
                                  dev.export_->definition().name);
@@ -339,14 +339,14 @@ void Session::close_all()
     // Nothing arms it again: no OPEN or CLOSE runs once the session is gone.
     idle_timer_.cancel_sync();
     MutexGuard guard(mutex_);
-    while (SessDev* dev = devs_.first()) {
-        if (dev->state_ == SessDev::State::kOpen) {
+    while (Mapping* dev = devs_.first()) {
+        if (dev->state_ == Mapping::State::kOpen) {
             close_dev(*dev, false);
             continue;
         }
         {
             BhSpinGuard spin(lock_);
-            SessDev::SessionList::remove(*dev);
+            Mapping::SessionList::remove(*dev);
         }
         destroy(dev);
     }

@@ -66,7 +66,7 @@ Result<void> Server::start(u16 port)
     // slots every block-device mapping's IO is queued on.
     file_io_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_fileio", wq::kMemReclaim | wq::kUnbound));
     control_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_ctl", wq::kMemReclaim | wq::kUnbound));
-    sess_dev_group_ = CXXRT_TRY(sysfs::Group::create(sess_dev_group_spec(), sysfs::Flavour::kKobject));
+    mapping_group_ = CXXRT_TRY(sysfs::Group::create(mapping_group_spec(), sysfs::Flavour::kKobject));
     class_ = CXXRT_TRY(sysfs::DeviceClass::create("rnbd-server"));
     ctl_ = CXXRT_TRY(sysfs::Device::create(class_, nullptr, "ctl", this));
     CXXRT_TRY(devices_dir_.add(this, ctl_, "devices"));
@@ -102,10 +102,10 @@ void Server::stop()
     devices_dir_.remove();
     ctl_.reset();
     class_.reset();
-    sess_dev_group_.reset();
+    mapping_group_.reset();
 }
 
-Result<void> Server::attach(SessDev& dev)
+Result<void> Server::attach(Mapping& dev)
 {
     const Backing& backing = dev.backing();
     MutexGuard guard(devices_lock_);
@@ -123,7 +123,7 @@ Result<void> Server::attach(SessDev& dev)
         // sessions/<name> under the device, so a second mapping is refused
         // before sysfs is touched (Session::open answers a re-OPEN of the
         // same string with the mapping it has).
-        for (SessDev& mapping : device->mappings_) {
+        for (Mapping& mapping : device->mappings_) {
             if (&mapping.session() != &dev.session())
                 continue;
             log::err_ratelimited("session %s: '%s' is %s, which this session maps already as device id %u "
@@ -164,13 +164,13 @@ Result<void> Server::attach(SessDev& dev)
     return {};
 }
 
-void Server::detach(SessDev& dev)
+void Server::detach(Mapping& dev)
 {
     Device* device = dev.device_;
     if (!device)
         return;
     MutexGuard guard(devices_lock_);
-    SessDev::DeviceList::remove(dev);
+    Mapping::DeviceList::remove(dev);
     if (dev.access_mode() != wire::AccessMode::kReadOnly)
         --device->writers_;
     dev.device_ = nullptr;

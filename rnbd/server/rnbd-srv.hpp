@@ -6,7 +6,7 @@
 //            /sys/kernel/rnbd_server/devices (a symlink to the former), the
 //            registry of exported Devices, and the workqueues.
 //   Session  (one per RTRS session, created on CONNECTED, destroyed on
-//            DISCONNECTED): the client's mappings (SessDev), by device id.
+//            DISCONNECTED): the client's mappings (Mapping), by device id.
 //   Export   (one per exports/add, while exports are in use): a definition
 //            (rnbd/core/rnbd-srv-exports.hpp), its sysfs directory
 //            ctl/exports/<name>/, counted references from the table and
@@ -14,7 +14,7 @@
 //   Device   (one per exported object, shared by every session mapping it):
 //            the writer count that enforces the access rules and the sysfs
 //            directory devices/<name>/{block_dev, sessions/}.
-//   SessDev  (one per mapping): its own open of the backing object (a block
+//   Mapping  (one per mapping): its own open of the backing object (a block
 //            device or a file) with the mode its access mode asks for, and
 //            sessions/<sessname>/{read_only, access_mode, mapping_path,
 //            force_close}. Each holds a module reference.
@@ -196,11 +196,11 @@ private:
 };
 
 // One session's mapping of one device.
-class SessDev : Pinned {
+class Mapping : Pinned {
 public:
     enum class State : u8 { kOpen, kClosing, kClosed };
 
-    SessDev(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path);
+    Mapping(Session& session, u32 id, wire::AccessMode mode, StringView mapping_path);
 
     u32 id() const { return id_; }
     Session& session() { return session_; }
@@ -244,8 +244,8 @@ private:
     char mapping_path_[kNameSize] = {};
 
 public:
-    using SessionList = IntrusiveList<SessDev, &SessDev::session_node_>;
-    using DeviceList = IntrusiveList<SessDev, &SessDev::device_node_>;
+    using SessionList = IntrusiveList<Mapping, &Mapping::session_node_>;
+    using DeviceList = IntrusiveList<Mapping, &Mapping::device_node_>;
 };
 
 // An exported object, shared by all its mappings.
@@ -269,7 +269,7 @@ private:
     u32 key_dev_;
     u64 key_ino_;
     int writers_ = 0;             // under Server::devices_lock_
-    SessDev::DeviceList mappings_;  // under Server::devices_lock_
+    Mapping::DeviceList mappings_;  // under Server::devices_lock_
     sysfs::Directory kobj_;
     sysfs::Directory sessions_;
     sysfs::Link block_dev_link_;  // in kobj_: removed before it
@@ -292,13 +292,13 @@ public:
     u32 io_room() const { return io_room_; }
 
     // Softirq: the open mapping with this id, with an IO reference, or null.
-    SessDev* get_dev(u32 id);
+    Mapping* get_dev(u32 id);
 
     // Process context (control work).
     Result<void> open(const codec::OpenView& msg, codec::OpenRspFields& rsp);
     void close(u32 id);
     // sysfs force_close: false if the session is busy (try again).
-    Result<void> force_close(SessDev& dev, sysfs::Input& in);
+    Result<void> force_close(Mapping& dev, sysfs::Input& in);
     // DISCONNECTED: stops the idle timer, then closes everything.
     void close_all();
     // The export was removed: closes the mappings opened through it (their
@@ -318,20 +318,20 @@ public:
     void arm_idle_timer();
 
 private:
-    friend class SessDev;
-    SessDev* find_open_by_path(StringView path) CXXRT_REQUIRES(mutex_);
+    friend class Mapping;
+    Mapping* find_open_by_path(StringView path) CXXRT_REQUIRES(mutex_);
     u32 free_id() CXXRT_REQUIRES(mutex_);
     // Tears a mapping down; keep_id leaves the id reserved (force_close: the
     // client still uses it and will send CLOSE for it).
-    void close_dev(SessDev& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
+    void close_dev(Mapping& dev, bool keep_id) CXXRT_REQUIRES(mutex_);
     void on_idle_timer();
     // Opens the object at `path` under the export policy; on an error,
     // `refusal` says why.
-    Result<SessDev*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
+    Result<Mapping*> create_dev(const codec::OpenView& msg, const char* path, const char* file_export_dir,
                                 Refusal& refusal) CXXRT_REQUIRES(mutex_);
     // OPEN under dev_search_path (no export defined) or of an export.
-    Result<SessDev*> open_by_search_path(const codec::OpenView& msg) CXXRT_REQUIRES(mutex_);
-    Result<SessDev*> open_export(const codec::OpenView& msg, cxxrt::RefPtr<Export> exported) CXXRT_REQUIRES(mutex_);
+    Result<Mapping*> open_by_search_path(const codec::OpenView& msg) CXXRT_REQUIRES(mutex_);
+    Result<Mapping*> open_export(const codec::OpenView& msg, cxxrt::RefPtr<Export> exported) CXXRT_REQUIRES(mutex_);
     // Whether the export admits this session: its name and the client
     // address of each of its paths.
     bool admitted_by(const Export& exported);
@@ -341,7 +341,7 @@ private:
     Atomic<u8> version_{wire::kVersionMajor};
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path
-    SessDev::SessionList devs_;  // changed under mutex_ and lock_ both: read under either (clang cannot say "either")
+    Mapping::SessionList devs_;  // changed under mutex_ and lock_ both: read under either (clang cannot say "either")
     const Export* opening_ = nullptr;  // the export an OPEN is checking; set under mutex_ and lock_, read under lock_
     cxxrt::DelayedWork idle_timer_{cxxrt::lock_class<"rnbd::srv::Session::idle_timer_">,
                                    cxxrt::Callback::to<&Session::on_idle_timer>(this)};
@@ -361,8 +361,8 @@ public:
     // spelling of its path), enforcing the access rules: -EEXIST when the
     // mapping's session already maps that object, -EPERM from
     // policy::admit. Process context.
-    Result<void> attach(SessDev& dev);
-    void detach(SessDev& dev);
+    Result<void> attach(Mapping& dev);
+    void detach(Mapping& dev);
 
     ExportTable& exports() { return exports_; }
     // Sessions the server knows (CONNECTED .. DISCONNECTED): an export's
@@ -374,7 +374,7 @@ public:
     cxxrt::Workqueue& io_wq() { return io_wq_; }
     cxxrt::Workqueue& file_io_wq() { return file_io_wq_; }
     cxxrt::Workqueue& control_wq() { return control_wq_; }
-    const sysfs::Group& sess_dev_group() const { return sess_dev_group_; }
+    const sysfs::Group& mapping_group() const { return mapping_group_; }
 
 private:
 
@@ -382,7 +382,7 @@ private:
     cxxrt::Workqueue io_wq_;       // bios (block devices): per CPU, high priority
     cxxrt::Workqueue file_io_wq_;  // the VFS (fileio mappings): unbound
     cxxrt::Workqueue control_wq_;
-    sysfs::Group sess_dev_group_;
+    sysfs::Group mapping_group_;
     sysfs::DeviceClass class_;
     sysfs::Device ctl_;
     sysfs::Directory devices_dir_;  // /sys/class/rnbd-server/ctl/devices
@@ -401,7 +401,7 @@ Server& server();
 // read under the parameter lock. -ENAMETOOLONG if `out` is too small.
 Result<void> copy_file_export_dir(cxxrt::Span<char> out);
 // The files of sessions/<sessname>/ (rnbd-srv-device.cpp).
-const sysfs::GroupSpec& sess_dev_group_spec();
+const sysfs::GroupSpec& mapping_group_spec();
 
 // rnbd-srv-io.cpp: the RTRS IO callback (softirq).
 int on_rtrs_io(void* session_context, rtrs_server_io* io, rtrs_direction direction, void* data,

@@ -331,17 +331,17 @@ void Session::put_permit(Permit& permit)
     permit_wait_.wake_up_if_waiting();
 }
 
-int Session::request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
-                     u32 data_length, rtrs_client_done_fn done, void* done_context, int poll_queue)
+Result<void> Session::request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
+                              u32 data_length, rtrs_client_done_fn done, void* done_context, int poll_queue)
 {
     if (!done || header_length > user_header_size_ || data_length > max_io_size_ ||
         (direction != RTRS_READ && direction != RTRS_WRITE))
-        return -cxxrt::err::kInval;
+        return Error(cxxrt::err::kInval);
     if (poll_queue != Permit::kNotPolled && (poll_queue < 0 || u32(poll_queue) >= poll_queues_))
-        return -cxxrt::err::kInval;
+        return Error(cxxrt::err::kInval);
     permit.poll_queue = poll_queue;
     if (data_length && (!sg || sg_count == 0 || sg_count > max_segments_))
-        return -cxxrt::err::kInval;
+        return Error(cxxrt::err::kInval);
     permit.direction = direction;
     permit.header_length = header_length;
     permit.sg = sg;
@@ -350,7 +350,7 @@ int Session::request(Permit& permit, rtrs_direction direction, u32 header_length
     permit.done = done;
     permit.done_context = done_context;
     permit.aborted.store(false);
-    return submit(permit, nullptr).to_errno();
+    return submit(permit, nullptr);
 }
 
 // The live paths as the selectors see them: each slot read when asked.

@@ -30,8 +30,9 @@ public:
     cxxrt::Result<Permit*> get_permit_within(unsigned int timeout_ms);
     void put_permit(Permit& permit);
     // poll_queue: Permit::kNotPolled, or a polled connection's index.
-    int request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
-                u32 data_length, rtrs_client_done_fn done, void* done_context, int poll_queue = Permit::kNotPolled);
+    Result<void> request(Permit& permit, rtrs_direction direction, u32 header_length, scatterlist* sg, u32 sg_count,
+                         u32 data_length, rtrs_client_done_fn done, void* done_context,
+                         int poll_queue = Permit::kNotPolled);
     // rtrs_client_poll: reaps polled connection poll_queue of every path.
     int poll(u32 poll_queue);
     u32 poll_queues() const { return poll_queues_; }

@@ -164,8 +164,9 @@ extern "C" int rtrs_client_request(rtrs_client_session* session, rtrs_client_per
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
-    return from_handle(session)->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length,
-                                       done, done_context);
+    return from_handle(session)
+        ->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length, done, done_context)
+        .to_errno();
 }
 
 extern "C" int rtrs_client_request_polled(rtrs_client_session* session, rtrs_client_permit* permit,
@@ -176,8 +177,10 @@ extern "C" int rtrs_client_request_polled(rtrs_client_session* session, rtrs_cli
 {
     if (!session || !permit)
         return -cxxrt::err::kInval;
-    return from_handle(session)->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length,
-                                       done, done_context, int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)));
+    return from_handle(session)
+        ->request(*from_handle(permit), direction, header_length, sg, sg_count, data_length, done, done_context,
+                  int(cxxrt::min<unsigned int>(poll_queue, kMaxPollQueues)))
+        .to_errno();
 }
 
 extern "C" int rtrs_client_poll(rtrs_client_session* session, unsigned int poll_queue) noexcept

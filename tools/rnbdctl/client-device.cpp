@@ -130,41 +130,19 @@ int command_unmap(Context& context, const Args& args)
         context.sysfs.plan_writes(nullptr);
         return print_planned_writes(context, plan);
     }
-    std::vector<std::string> unmapped;
-    struct Failure {
-        std::string device;
-        int error;
-        std::string message;
-    };
-    std::vector<Failure> failed;
+    Batch batch;
     for (const std::string& name : names) {
         const std::string dir = client_device_dir(context.sysfs, name);
         const std::string file = dir + "/unmap_device";
         int write_error = dir.empty() ? 0 : context.sysfs.write(file, mode);
         // Gone meanwhile (another unmap): that is what was asked for.
-        if (write_error == 0 || write_error == ENOENT) {
-            unmapped.push_back(name);
-            continue;
-        }
-        failed.push_back({name, write_error, context.describe_write_error(Operation::kUnmap, file, write_error)});
-        context.fail("unmap " + name, failed.back().message, kExitFailed);
+        if (write_error == 0 || write_error == ENOENT)
+            batch.done.push_back(name);
+        else
+            batch.fail(context, "unmap " + name, name, write_error,
+                       context.describe_write_error(Operation::kUnmap, file, write_error));
     }
-    if (context.json()) {
-        JsonWriter json;
-        json.begin_object().number("version", kJsonVersion).begin_array("unmapped");
-        for (const std::string& name : unmapped)
-            json.string(name);
-        json.end_array().begin_array("failed");
-        for (const Failure& failure : failed)
-            json.begin_object()
-                .string("device", failure.device)
-                .string("errno", errno_name(failure.error))
-                .string("error", failure.message)
-                .end_object();
-        json.end_array().end_object();
-        print_json(context, json);
-    }
-    return failed.empty() ? kExitOk : kExitFailed;
+    return batch.finish(context, "unmapped", "device", [](JsonWriter&) {});
 }
 
 int command_resize(Context& context, const Args& args)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/rnbdctl/args.hpp"
@@ -93,6 +94,51 @@ std::string file_error(int error);
 // A failed write_file_atomically of `file` (save, stats --file), printed:
 // exit 3 with the directory named when it does not exist (ENOENT), else 1.
 int file_write_failed(const Context& context, const std::string& what, const std::string& file, int error);
+
+// One command over several objects (the devices of `unmap`, the exports
+// of `server export remove --all`, the paths of a session), going on after a failure: what was done and what
+// failed, each failure printed when it happens and all of them in JSON.
+struct Batch {
+    struct Failure {
+        std::string name;
+        int error;
+        std::string message;
+    };
+    std::vector<std::string> done;
+    std::vector<Failure> failed;
+
+    void fail(const Context& context, const std::string& what, const std::string& name, int error,
+              std::string message)
+    {
+        failed.push_back({name, error, std::move(message)});
+        context.fail(what, failed.back().message, kExitFailed);
+    }
+
+    // JSON: {"version", <fields>, done_key: [names], "failed": [{name_key,
+    // "errno", "error"}]}; exit 1 if anything failed.
+    template <typename Fields>
+    int finish(const Context& context, const char* done_key, const char* name_key, Fields fields) const
+    {
+        if (context.json()) {
+            JsonWriter json;
+            json.begin_object().number("version", kJsonVersion);
+            fields(json);
+            json.begin_array(done_key);
+            for (const std::string& name : done)
+                json.string(name);
+            json.end_array().begin_array("failed");
+            for (const Failure& failure : failed)
+                json.begin_object()
+                    .string(name_key, failure.name)
+                    .string("errno", errno_name(failure.error))
+                    .string("error", failure.message)
+                    .end_object();
+            json.end_array().end_object();
+            print_json(context, json);
+        }
+        return failed.empty() ? kExitOk : kExitFailed;
+    }
+};
 
 // `save` and `server save` (save.cpp): the file a save replaces, read
 // first so that it can be kept as FILE~.

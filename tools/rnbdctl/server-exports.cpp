@@ -11,8 +11,6 @@
 // it is told to run as root.
 #include <errno.h>
 
-#include <utility>
-
 #include "tools/rnbdctl/args.hpp"
 #include "tools/rnbdctl/commands.hpp"
 #include "tools/rnbdctl/exports.hpp"
@@ -38,51 +36,6 @@ int need_exports(const Context& context, const std::string& what, const std::str
                             kExitNotLoaded);
     return context.fail(what, "rnbd-server is not loaded (no " + where + ")" + tail, kExitNotLoaded);
 }
-
-// One command over several objects (the exports of `remove --all`, the
-// paths of a session), going on after a failure: what was done and what
-// failed, each failure printed when it happens and all of them in JSON.
-struct Batch {
-    struct Failure {
-        std::string name;
-        int error;
-        std::string message;
-    };
-    std::vector<std::string> done;
-    std::vector<Failure> failed;
-
-    void fail(const Context& context, const std::string& what, const std::string& name, int error,
-              std::string message)
-    {
-        failed.push_back({name, error, std::move(message)});
-        context.fail(what, failed.back().message, kExitFailed);
-    }
-
-    // JSON: {"version", <fields>, done_key: [names], "failed": [{name_key,
-    // "errno", "error"}]}; exit 1 if anything failed.
-    template <typename Fields>
-    int finish(const Context& context, const char* done_key, const char* name_key, Fields fields) const
-    {
-        if (context.json()) {
-            JsonWriter json;
-            json.begin_object().number("version", kJsonVersion);
-            fields(json);
-            json.begin_array(done_key);
-            for (const std::string& name : done)
-                json.string(name);
-            json.end_array().begin_array("failed");
-            for (const Failure& failure : failed)
-                json.begin_object()
-                    .string(name_key, failure.name)
-                    .string("errno", errno_name(failure.error))
-                    .string("error", failure.message)
-                    .end_object();
-            json.end_array().end_object();
-            print_json(context, json);
-        }
-        return failed.empty() ? kExitOk : kExitFailed;
-    }
-};
 
 bool has_blank_or_control(const std::string& text)
 {

@@ -140,6 +140,20 @@ struct Batch {
     }
 };
 
+// A restore line's "errno" (its name) and "error" (the message), each
+// null when there is none: restore and server restore report alike.
+inline void outcome_error(JsonWriter& json, int error, const std::string& message)
+{
+    if (error)
+        json.string("errno", errno_name(error));
+    else
+        json.null("errno");
+    if (message.empty())
+        json.null("error");
+    else
+        json.string("error", message);
+}
+
 // `save` and `server save` (save.cpp): the file a save replaces, read
 // first so that it can be kept as FILE~.
 struct SaveTarget {

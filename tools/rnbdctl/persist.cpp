@@ -232,14 +232,7 @@ int command_restore(Context& context, const Args& args)
             else
                 json.string("device", outcome.device);
             json.string("result", outcome.result);
-            if (outcome.error)
-                json.string("errno", errno_name(outcome.error));
-            else
-                json.null("errno");
-            if (outcome.message.empty())
-                json.null("error");
-            else
-                json.string("error", outcome.message);
+            outcome_error(json, outcome.error, outcome.message);
             json.end_object();
         }
         json.end_array().end_object();

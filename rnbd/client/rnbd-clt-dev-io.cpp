@@ -47,18 +47,6 @@ bool within_retry_deadline(IoRequest& io)
 
 // ---- IO path ----------------------------------------------------------------------
 
-void Device::init_request(IoRequest& io)
-{
-    io.device = this;
-    io.rq = kernel::block::Request(nullptr);
-    io.permit = nullptr;
-    io.error = 0;
-    io.owner.store(IoOwner::kIdle, cxxrt::MemoryOrder::kRelaxed);
-    io.timeouts = 0;
-    io.retry_deadline_ns = 0;
-    io.sg = tag_set_.init_table(io);
-}
-
 // The device cannot carry IO now (closed, or not re-opened since the last
 // outage): held while the session is within its io_hold_timeout_ms, else EIO.
 kernel::block::Status Device::hold_or_fail(kernel::block::HardwareQueue queue)
@@ -127,6 +115,7 @@ kernel::block::Status Device::dispatch(kernel::block::HardwareQueue queue, kerne
         rtrs_client_put_permit(rtrs, permit);
         return kernel::block::Status::kIoError;
     }
+    io.device = this;
     io.rq = rq;
     io.permit = permit;
     io.error = 0;
@@ -137,7 +126,7 @@ kernel::block::Status Device::dispatch(kernel::block::HardwareQueue queue, kerne
     io.owner.store(IoOwner::kTransport, cxxrt::MemoryOrder::kRelease);
     int rc = 0;
     if (queue.type() == kernel::block::QueueType::kPoll)
-        rc = rtrs_client_request_polled(rtrs, permit, queue.number() - default_queues_, direction,
+        rc = rtrs_client_request_polled(rtrs, permit, queue.number() - session_->default_queues(), direction,
                                         kIoMessageSize, io.sg, count, data ? info.bytes : 0, &Device::io_done, &io);
     else
         rc = rtrs_client_request(rtrs, permit, direction, kIoMessageSize, io.sg, count, data ? info.bytes : 0,
@@ -149,20 +138,12 @@ kernel::block::Status Device::dispatch(kernel::block::HardwareQueue queue, kerne
     return kernel::block::Status::kOk;
 }
 
-void Device::map_queues(kernel::block::QueueMaps maps)
-{
-    maps.map(kernel::block::QueueType::kDefault, default_queues_, 0);
-    if (poll_queues_ == 0)
-        return;
-    maps.map(kernel::block::QueueType::kRead, default_queues_, 0);
-    maps.map(kernel::block::QueueType::kPoll, poll_queues_, default_queues_);
-}
-
 int Device::poll(u32 queue_num)
 {
-    if (queue_num < default_queues_)
+    const u32 default_queues = session_->default_queues();
+    if (queue_num < default_queues)
         return 0;
-    const int reaped = rtrs_client_poll(session_->rtrs(), queue_num - default_queues_);
+    const int reaped = rtrs_client_poll(session_->rtrs(), queue_num - default_queues);
     return reaped > 0 ? reaped : 0;
 }
 
@@ -247,10 +228,11 @@ int Device::timeout(IoRequest& io)
 
 using rnbd::clt::Device;
 using rnbd::clt::IoRequest;
+using rnbd::clt::Session;
 
-extern "C" void rnbd_clt_cxx_init_request(void* device, void* pdu) noexcept
+extern "C" void rnbd_clt_cxx_init_request(void* session, void* pdu) noexcept
 {
-    static_cast<Device*>(device)->init_request(*static_cast<IoRequest*>(pdu));
+    static_cast<Session*>(session)->init_request(*static_cast<IoRequest*>(pdu));
 }
 
 extern "C" int rnbd_clt_cxx_queue_rq(void* device, blk_mq_hw_ctx* hctx, request* rq, void* pdu) noexcept
@@ -259,9 +241,9 @@ extern "C" int rnbd_clt_cxx_queue_rq(void* device, blk_mq_hw_ctx* hctx, request*
                                                       *static_cast<IoRequest*>(pdu)));
 }
 
-extern "C" void rnbd_clt_cxx_map_queues(void* device, blk_mq_tag_set* tag_set) noexcept
+extern "C" void rnbd_clt_cxx_map_queues(void* session, blk_mq_tag_set* tag_set) noexcept
 {
-    static_cast<Device*>(device)->map_queues(kernel::block::QueueMaps(tag_set));
+    static_cast<Session*>(session)->map_queues(kernel::block::QueueMaps(tag_set));
 }
 
 extern "C" int rnbd_clt_cxx_poll(void* device, unsigned int queue_num) noexcept

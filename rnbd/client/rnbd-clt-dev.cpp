@@ -4,7 +4,6 @@
 // rnbd-clt-dev-sysfs.cpp.
 #include <cxxrt/foreign.hpp>
 #include <cxxrt/new.hpp>
-#include <cxxrt/percpu.hpp>
 #include "rnbd/trace/rnbd-events.hpp"
 #include "rnbd/client/rnbd-clt.hpp"
 #include <cxxrt/enforce.hpp>
@@ -166,19 +165,7 @@ kernel::block::Limits Device::limits(const codec::OpenRspFields& rsp)
 
 Result<void> Device::create_disk(const codec::OpenRspFields& rsp)
 {
-    // One hardware queue per CPU; the transport picks the connection of
-    // the CPU that submits, so each queue rides its CPU's connection. The
-    // polled queues (nr_poll_queues) follow, polled queue i riding the
-    // session's polled connection i; reads share the default queues.
-    default_queues_ = cxxrt::num_online_cpus();
-    const kernel::block::TagSetShape shape{
-        .hardware_queues = default_queues_ + poll_queues_,
-        .maps = poll_queues_ ? kernel::block::kQueueTypes : 1u,
-        .depth = session_->queue_depth(),
-        .scatterlist_entries = session_->max_segments(),
-    };
-    CXXRT_TRY(tag_set_.create(shape, rnbd_clt_mq_ops, this));
-    CXXRT_TRY(disk_.create(tag_set_, limits(rsp), this));
+    CXXRT_TRY(disk_.create(session_->tag_set(), limits(rsp), this));
     disk_.set_identity(rnbd_clt_disk_ops, client_.major(), index_, kMinorsPerDisk, "rnbd");
     disk_.set_capacity(rsp.nsectors);
     if (access_mode_ == AccessMode::kReadOnly)
@@ -239,9 +226,8 @@ void Device::unmap(bool force)
     log::info("%s: unmapped (%s)", disk_name(), force ? "force" : "normal");
     // With the disk added, free_disk drops the disk's reference once the
     // last opener is gone (maybe right here; the caller's reference keeps
-    // us alive). The tag set goes after the disk.
+    // us alive). The disk's queue left the session's tag set in remove().
     disk_.reset();
-    tag_set_.destroy();
 }
 
 Result<void> Device::reopen(TakeSize take)

@@ -1,9 +1,11 @@
 // rnbd-client: the RTRS session shared by the devices mapped through it,
-// its synchronous control messages and its link events.
+// its synchronous control messages, its link events and the blk-mq tag set
+// its devices share.
 #include <cxxrt/array.hpp>
 #include <cxxrt/foreign.hpp>
 #include <cxxrt/log.hpp>
 #include <cxxrt/new.hpp>
+#include <cxxrt/percpu.hpp>
 #include "kernel/block/scatterlist.hpp"
 #include "kernel/net/interface.hpp"
 #include "rnbd/client/rnbd-clt-upcalls.h"
@@ -140,12 +142,51 @@ Result<RefPtr<Session>> Session::open(Client& client, const MapOptions& options)
                  session->attributes_.max_io_size);
         return Error(err::kInval);
     }
+    CXXRT_TRY(session->create_tag_set());
     CXXRT_TRY(session->send_sess_info());
     client.add_session(*session);
     log::info("session %s: connected (queue depth %u, max IO %u bytes, %u segments)", session->name_,
               session->attributes_.queue_depth, session->attributes_.max_io_size,
               session->attributes_.max_segments);
     return session;
+}
+
+Result<void> Session::create_tag_set()
+{
+    // One hardware queue per CPU; the transport picks the connection of
+    // the CPU that submits, so each queue rides its CPU's connection. The
+    // polled queues (nr_poll_queues) follow, polled queue i riding the
+    // session's polled connection i; reads share the default queues.
+    default_queues_ = cxxrt::num_online_cpus();
+    const kernel::block::TagSetShape shape{
+        .hardware_queues = default_queues_ + poll_queues(),
+        .maps = poll_queues() ? kernel::block::kQueueTypes : 1u,
+        .depth = queue_depth(),
+        .scatterlist_entries = max_segments(),
+    };
+    return tag_set_.create(shape, rnbd_clt_mq_ops, this);
+}
+
+void Session::init_request(IoRequest& io)
+{
+    io.device = nullptr;
+    io.rq = kernel::block::Request(nullptr);
+    io.permit = nullptr;
+    io.error = 0;
+    io.owner.store(IoOwner::kIdle, cxxrt::MemoryOrder::kRelaxed);
+    io.timeouts = 0;
+    io.retry_deadline_ns = 0;
+    io.sg = tag_set_.init_table(io);
+}
+
+void Session::map_queues(kernel::block::QueueMaps maps)
+{
+    const u32 polled = poll_queues();
+    maps.map(kernel::block::QueueType::kDefault, default_queues_, 0);
+    if (polled == 0)
+        return;
+    maps.map(kernel::block::QueueType::kRead, default_queues_, 0);
+    maps.map(kernel::block::QueueType::kPoll, polled, default_queues_);
 }
 
 Session::~Session()

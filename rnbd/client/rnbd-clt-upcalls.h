@@ -40,18 +40,19 @@ struct request;
 /*
  * The tables the tag sets and disks are made with: each entry calls one
  * upcall below. `device` is the C++ device (the queue's queuedata, the
- * disk's private_data, the tag set's driver_data).
+ * disk's private_data); `session` the C++ session (the tag set's
+ * driver_data: a session's devices share its tag set).
  */
 extern const struct blk_mq_ops rnbd_clt_mq_ops;
 extern const struct block_device_operations rnbd_clt_disk_ops;
 
 /* Upcalls (C++, rnbd-clt-dev{,-io}.cpp). */
 /* KAPI: blk-mq init_request, process context (tag set allocation). */
-void rnbd_clt_cxx_init_request(void *device, void *pdu) KAPI_NOEXCEPT;
+void rnbd_clt_cxx_init_request(void *session, void *pdu) KAPI_NOEXCEPT;
 /* KAPI: blk-mq queue_rq; may not sleep (BLK_MQ_F_BLOCKING is not set). Answers a blk_status_t value. */
 int rnbd_clt_cxx_queue_rq(void *device, struct blk_mq_hw_ctx *hctx, struct request *rq, void *pdu) KAPI_NOEXCEPT;
-/* KAPI: blk-mq map_queues, process context: the device lays out its maps (kernel/block/queue-maps.hpp). */
-void rnbd_clt_cxx_map_queues(void *device, struct blk_mq_tag_set *tag_set) KAPI_NOEXCEPT;
+/* KAPI: blk-mq map_queues, process context: the session lays out its maps (kernel/block/queue-maps.hpp). */
+void rnbd_clt_cxx_map_queues(void *session, struct blk_mq_tag_set *tag_set) KAPI_NOEXCEPT;
 /* KAPI: blk-mq poll of hardware queue `queue_num` (a polled one), process context, no sleep;
  * completions reaped (>= 0). */
 int rnbd_clt_cxx_poll(void *device, unsigned int queue_num) KAPI_NOEXCEPT;

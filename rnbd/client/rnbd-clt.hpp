@@ -8,9 +8,10 @@
 //            device index bitmap and the block major.
 //   Session  one RTRS session (rnbd-clt-session.cpp), shared by every device
 //            mapped through it; refcounted (each Device holds one). Sends
-//            SESS_INFO/OPEN/CLOSE as synchronous RTRS requests and turns the
-//            transport's link events into device state changes (a work item).
-//   Device   one mapping = one /dev/rnbd<N> (rnbd-clt-dev{,-io,-sysfs}.cpp): tag set,
+//            SESS_INFO/OPEN/CLOSE as synchronous RTRS requests, turns the
+//            transport's link events into device state changes (a work item)
+//            and owns the blk-mq tag set its devices share.
+//   Device   one mapping = one /dev/rnbd<N> (rnbd-clt-dev{,-io,-sysfs}.cpp):
 //            gendisk, /sys/block/rnbd<N>/{rnbd_client,rnbd}/ and the IO path.
 //            Refcounted: the mapping holds one reference, the gendisk one
 //            (dropped by free_disk), so a disk still open after a forced
@@ -99,7 +100,9 @@ enum class IoOwner : u8 {
 // up), the second fails the path again and the IO with it.
 inline constexpr u8 kTimeoutsBeforeAbort = 2;
 
-// The blk-mq per-request data (the tag set's Pdu; its scatterlist table follows).
+// The blk-mq per-request data (the tag set's Pdu; its scatterlist table
+// follows). The tag set is the session's, so a request's memory serves each
+// of the session's devices in turn: `device` is set by each dispatch.
 struct IoRequest {
     Device* device;
     kernel::block::Request rq;
@@ -149,10 +152,7 @@ public:
     bool begin_unmap();
 
     // The IO path (the blk-mq upcalls of kapi-rnbd-clt-blk.c).
-    void init_request(IoRequest& io);
     kernel::block::Status queue_rq(kernel::block::HardwareQueue queue, kernel::block::Request rq, IoRequest& io);
-    // Lays out the tag set's maps: default (and read) queues, then the polled ones.
-    void map_queues(kernel::block::QueueMaps maps);
     // Reaps the transport's polled connection behind polled queue `queue_num`.
     int poll(u32 queue_num);
     static void io_done(void* context, int error);
@@ -210,7 +210,6 @@ private:
     const AccessMode access_mode_;
     const IoMode io_mode_;
     const u32 poll_queues_;
-    u32 default_queues_ = 0;  // hardware queues before the polled ones
 
     Atomic<u8> state_{u8(DeviceState::kInit)};
     Atomic<u32> remote_id_{0};
@@ -231,8 +230,8 @@ private:
     kernel::block::Limits offered_limits_ CXXRT_GUARDED_BY(lock_) = {};
     bool limits_offered_ CXXRT_GUARDED_BY(lock_) = false;  // offered_limits_ not applied yet
 
-    // Declared in this order: the disk is put before its tag set is freed.
-    kernel::block::TagSet<IoRequest> tag_set_;
+    // Its queue leaves the session's tag set in del_gendisk (Disk::remove),
+    // or when it is put unadded; session_ keeps the tag set until then.
     kernel::block::Disk disk_;
     cxxrt::sysfs::Directory dir_;        // rnbd_client
     cxxrt::sysfs::Directory alias_dir_;  // rnbd
@@ -264,6 +263,14 @@ public:
     u32 max_io_size() const { return attributes_.max_io_size; }
     u32 max_segments() const { return attributes_.max_segments; }
     u32 poll_queues() const { return attributes_.poll_queues; }
+    // The hardware queues before the polled ones (one per CPU online when
+    // the session was opened).
+    u32 default_queues() const { return default_queues_; }
+    const kernel::block::TagSet<IoRequest>& tag_set() const { return tag_set_; }
+    // The tag set's upcalls (kapi-rnbd-clt-blk.c): each request once, at
+    // allocation; the maps: default (and read) queues, then the polled ones.
+    void init_request(IoRequest& io);
+    void map_queues(kernel::block::QueueMaps maps);
     bool connected() const { return connected_.load(cxxrt::MemoryOrder::kRelaxed); }
 
     // Outages: link_state_ = epoch << 2 | mode. DISCONNECTED starts a new
@@ -282,6 +289,9 @@ private:
     friend class Device;
     struct Reply;
     cxxrt::Result<void> send(rtrs_direction direction, cxxrt::ConstByteSpan message, cxxrt::ByteSpan reply);
+    // One tag set for all devices, as the permits it stands for are the
+    // session's: a device costs a queue, not a set of requests of its own.
+    cxxrt::Result<void> create_tag_set();
     static void link_event(void* context, rtrs_link_event event);
     void handle_link_events();  // event_work_
 
@@ -290,6 +300,10 @@ private:
     char name_[wire::kNameMax + 1] = {};
     rtrs_client_session* rtrs_ = nullptr;
     rtrs_client_attributes attributes_{};
+    u32 default_queues_ = 0;
+    // Freed with the session: each device holds a reference until its
+    // queue has left the set.
+    kernel::block::TagSet<IoRequest> tag_set_;
     cxxrt::Mutex lock_{cxxrt::lock_class<"rnbd::clt::Session::lock_">};
     cxxrt::IntrusiveList<Device, &Device::session_node> devices_ CXXRT_GUARDED_BY(lock_);
     Atomic<bool> connected_{true};

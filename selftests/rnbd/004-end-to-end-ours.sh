@@ -4,7 +4,8 @@
 # fio --verify over the whole device with mixed sizes and queue depths, a
 # second pass with another pattern so a lost write (an older valid block
 # left in place) is caught, the data compared on the server's backing
-# device, /dev/ram0 mapped with io_mode=fileio refused while the server's
+# device, both devices (one session, one tag set) verified at once,
+# /dev/ram0 mapped with io_mode=fileio refused while the server's
 # allow_fileio_of_block_devices is off (the default) and, once it is on,
 # mapped ro and shown to be read through the VFS (page cache), ext4 across
 # a remount, and a clean unmap and unload.
@@ -62,6 +63,18 @@ for dev in /dev/rnbd0 /dev/rnbd1; do
         fio_pass $dev "c-$(basename $dev)" --rw=read --bs=1m --iodepth=4 --verify=pattern \
         --verify_pattern=0xa5c3a5c3 --verify_only --verify_fatal=1
 done
+# Both devices are mapped through one session and share its tags: IO on
+# both at once, at a depth that keeps every tag busy, must stay each
+# device's own.
+both_at_once() {
+    fio_pass /dev/rnbd0 both-rnbd0 --rw=randwrite --bsrange=4k-64k --iodepth=64 --verify=crc32c \
+        --do_verify=1 --verify_fatal=1 --size="${E2E_FIO_SIZE:-32m}" &
+    local first=$!
+    fio_pass /dev/rnbd1 both-rnbd1 --rw=randwrite --bsrange=4k-64k --iodepth=64 --verify=crc32c \
+        --do_verify=1 --verify_fatal=1 --size="${E2E_FIO_SIZE:-32m}" || { wait $first; return 1; }
+    wait $first
+}
+check "both devices of the session at once (shared tags): fio randwrite QD64 each, crc32c verify" both_at_once
 # With E2E_FIO_SIZE in MiB (the debug lane's 4m), the comparisons cover
 # what fio wrote: reading the rest (zeros) cost the debug kernel minutes.
 cmp_bytes=()
@@ -71,6 +84,7 @@ case ${E2E_FIO_SIZE:-} in
 esac
 check "the server's /dev/ram0 holds exactly what /dev/rnbd0 reads" cmp "${cmp_bytes[@]}" /dev/ram0 /dev/rnbd0
 check "the server's image file holds exactly what /dev/rnbd1 reads" cmp "${cmp_bytes[@]}" "$tmp/disk.img" /dev/rnbd1
+
 
 fileio_ro() {
     echo "sessname=e2e-ro path=ip:$addr device_path=/dev/ram0 access_mode=ro io_mode=fileio" \

@@ -10,6 +10,8 @@
 #   bench-<stamp>.png     ratios per workload with their spread (gnuplot)
 #   bench-<stamp>.profile-<stack>-<workload>.txt   with BENCH_PROFILE=1: the
 #                         top symbols of a perf profile (one extra run)
+#   bench-<stamp>.graph-<stack>-<workload>.txt     with BENCH_PROFILE_GRAPH=1
+#                         as well: its shares per task and call graphs
 #   latest.*              copies of the newest run's files
 # Not part of `make check`: figures from this noisy, software-only link are
 # for comparing stacks in the same run, never a pass/fail threshold.
@@ -29,7 +31,8 @@
 # BENCH_PROFILE=1: after the measured rounds, one more run per stack of each
 # workload in BENCH_PROFILE_WORKLOADS (default randread-4k-qd32) under
 # `perf record -a -g -e cpu-clock`; its top 30 symbols are saved and the
-# top 10 printed (that run is not part of any figure);
+# top 10 printed (that run is not part of any figure); BENCH_PROFILE_GRAPH=1
+# adds the same run's shares per task and its call graphs;
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
 # before/after ratios of a change from one run.
@@ -101,7 +104,7 @@ tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
-       BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" \
+       BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
        BENCH_COUNTS="${BENCH_COUNTS:-1}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log

@@ -33,6 +33,9 @@
 #                   randread-4k-qd32) under `perf record -a -g -e cpu-clock`;
 #                   its top symbols go to $BENCH_OUT.profile-<stack>-<workload>.txt.
 #                   That run is not part of any figure (nothing in the .jsonl).
+#   BENCH_PROFILE_GRAPH 1: that run's shares per task and call graphs (every
+#                   symbol of at least 1.5 % with its callees) as well, in
+#                   $BENCH_OUT.graph-<stack>-<workload>.txt
 #   BENCH_COUNTS    1 (default): after the rounds, one more run per stack of
 #                   each BENCH_COUNTS_WORKLOADS workload (default the six
 #                   4k and 128k ones) counting, per IO: ib_post_send and
@@ -189,7 +192,7 @@ run_fio() { # device name args... -> fio's JSON on stdout, its errors in /tmp/fi
 # sampling stays a small share of an emulated CPU. The report is taken
 # while the stack is still loaded, so /proc/kallsyms names its modules'
 # functions.
-profile_top=30 profile_prefix=${BENCH_OUT:-/results/bench}.profile
+profile_top=30 profile_prefix=${BENCH_OUT:-/results/bench}.profile profile_graph_prefix=${BENCH_OUT:-/results/bench}.graph
 export -f run_fio
 profile_run() { # stack device workload-name -> $BENCH_OUT.profile-<stack>-<workload>.txt
     local stack=$1 dev=$2 name=$3 args file data=/tmp/bench-perf.data json rc
@@ -226,6 +229,20 @@ profile_run() { # stack device workload-name -> $BENCH_OUT.profile-<stack>-<work
             sed 's/^/#   /' /tmp/perf-record.err
         fi
     } > "$file"
+    # BENCH_PROFILE_GRAPH=1: where the time went, which the flat list cannot
+    # say when a sample lands late (cpu-clock samples an irq-off section at
+    # its irqrestore, and the softirqs run on that interrupt's exit are then
+    # booked under whatever re-enabled interrupts): the shares per task,
+    # then every symbol of at least 1.5 % with its callees.
+    if [ -s $data ] && [ "${BENCH_PROFILE_GRAPH:-0}" = 1 ]; then
+        {
+            echo "# $stack, $name: shares per task"
+            perf report -i $data --no-children --sort comm --stdio -g none 2>/dev/null | grep -E '^ +[0-9.]+%'
+            echo "# $stack, $name: children, with callees (branches of at least 0.4 %)"
+            perf report -i $data --children --sort symbol --stdio --percent-limit 1.5 \
+                -g graph,0.4,caller,function,percent 2>/dev/null | grep -v -e '^$' -e '^ *| *$' | demangle
+        } > "$profile_graph_prefix-$stack-$name.txt"
+    fi
     rm -f $data
 }
 

@@ -132,6 +132,6 @@ for f in "${profiles[@]}"; do
     awk '/^# (perf.fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
          $1 ~ /^[0-9.]+%$/ && n < 10 { print; n++ }' "$f"
 done
-rm -f "$out"/latest.profile-*.txt
+rm -f "$out"/latest.profile-*.txt "$out"/latest.graph-*.txt
 for f in "$out/bench-$stamp".*; do cp "$f" "$out/latest.${f#"$out/bench-$stamp".}"; done
 echo "saved: $out/bench-$stamp.{jsonl,json,md,png}${profiles:+ and ${#profiles[@]} profile(s) bench-$stamp.profile-*.txt}  (and $out/latest.*)"

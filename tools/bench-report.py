@@ -163,6 +163,120 @@ def counts_markdown(counts):
     return "\n".join(lines) + "\n"
 
 
+SCALE_VARIANTS = {"one-session": "one session", "sessions": "a session each"}
+# Ratios of the scale figures: each stack against the peers it is compared
+# with in the main table, NVMe-oF aside (the scale workload is RNBD's).
+SCALE_COMPARED = (("ours", "upstream"), ("ours", "baseline"), ("baseline", "upstream"))
+SCALE_FIGURES = (("map_ms_per_device", "map"), ("unmap_ms_per_device", "unmap"),
+                 ("mem_available_kib_per_device", "MemAvailable"), ("slab_kib_per_device", "Slab"),
+                 ("iops", "IOPS"))
+
+
+def scale_figures(records):
+    """Per-device figures of the scale runs (BENCH_SCALE): times in guest ms,
+    memory as the mapped devices' share of MemAvailable's drop and Slab's
+    growth (each read after settling: deferred frees done, caches dropped),
+    what did not come back after the unmaps, and the IOPS of all devices."""
+    rows, errors = [], []
+    for r in records:
+        if "error" in r:
+            errors.append(f"scale {r['stack']} {SCALE_VARIANTS.get(r['variant'], r['variant'])} "
+                          f"N={r['devices']}: {r['error']}")
+            continue
+        n = r["devices"]
+        meminfo = r["meminfo_kib"]
+        # Freed pages parked on the per-CPU free lists are available but not
+        # counted free by /proc/meminfo: tens of MiB moved between readings.
+        available = [a + pages * r["page_kib"] for a, pages in zip(meminfo["MemAvailable"], meminfo["pcp_free_pages"])]
+        slab = meminfo["Slab"]
+        jobs = r["fio"].get("jobs")
+        iops = jobs[0]["read"]["iops"] + jobs[0]["write"]["iops"] if jobs else None
+        if not jobs:
+            errors.append(f"scale {r['stack']} {r['variant']} N={n}: {r['fio'].get('error', 'no fio result')}")
+        rows.append({
+            "stack": r["stack"], "variant": r["variant"], "devices": n, "sessions": r["sessions"],
+            "server_queue_depth": r["server_queue_depth"],
+            "map_ms_per_device": r["map_us"] / n / 1e3,
+            "first_map_ms": r["map_us_each"][0] / 1e3 if r["map_us_each"] else None,
+            "unmap_ms_per_device": r["unmap_us"] / n / 1e3,
+            "mem_available_kib_per_device": (available[0] - available[1]) / n,
+            "slab_kib_per_device": (slab[1] - slab[0]) / n,
+            "mem_available_kib_not_back": available[0] - available[2],
+            "slab_kib_not_back": slab[2] - slab[0],
+            "iops": iops,
+        })
+    ratios = []
+    for n, variant in sorted({(r["devices"], r["variant"]) for r in rows}, key=lambda k: (k[0], k[1] != "one-session")):
+        by_stack = {r["stack"]: r for r in rows if r["devices"] == n and r["variant"] == variant}
+        for mine, peer in SCALE_COMPARED:
+            if mine in by_stack and peer in by_stack:
+                a, b = by_stack[mine], by_stack[peer]
+                ratios.append({"devices": n, "variant": variant, "pair": f"{mine}/{peer}",
+                               **{k: a[k] / b[k] if a[k] is not None and b[k] else None for k, _ in SCALE_FIGURES}})
+    return {"runs": rows, "ratios": ratios, "errors": errors}
+
+
+def scale_tables(scale):
+    """The scale figures and their ratios as (header, rows) pairs."""
+    def num(v, digits):
+        return "failed" if v is None else f"{v:.{digits}f}"
+    header = ["stack", "variant", "N", "server queue depth", "map ms/device", "first map ms",
+              "unmap ms/device", "MemAvailable KiB/device", "Slab KiB/device", "IOPS (all devices)",
+              "MemAvailable KiB not back", "Slab KiB not back"]
+    order = sorted(scale["runs"], key=lambda r: (r["devices"], r["variant"] != "one-session",
+                                                 STACKS.index(r["stack"]) if r["stack"] in STACKS else 99))
+    rows = [[r["stack"], SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]),
+             str(r["server_queue_depth"]), num(r["map_ms_per_device"], 2), num(r["first_map_ms"], 1),
+             num(r["unmap_ms_per_device"], 2), num(r["mem_available_kib_per_device"], 0),
+             num(r["slab_kib_per_device"], 0), num(r["iops"], 0), str(r["mem_available_kib_not_back"]),
+             str(r["slab_kib_not_back"])] for r in order]
+    ratio_header = ["variant", "N", "ratio"] + [title for _, title in SCALE_FIGURES]
+    ratio_rows = [[SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]), r["pair"]]
+                  + [num(r[k], 2) for k, _ in SCALE_FIGURES] for r in scale["ratios"]]
+    return (header, rows), (ratio_header, ratio_rows)
+
+
+SCALE_NOTE = ("Scale (BENCH_SCALE): N memory-less null_blk devices mapped through one session, or through "
+              "a session each (servers at the server queue depth shown), one stack loaded at a time. "
+              "Times are the guest's clock over the map_device and unmap_device writes, divided by N "
+              "(the first map includes its session's setup); memory is MemAvailable's drop and Slab's "
+              "growth from before the maps to after them (/proc/meminfo after dropping the caches and waiting out "
+              "deferred frees; MemAvailable plus the free pages on the per-CPU lists, which it does not count), "
+              "divided by N; "
+              "IOPS is fio's 4k random reads at QD1 on all N devices at once (one job per device); "
+              "\"not back\" is what the unmaps left (after minus before). Ratios are mine/peer.")
+
+
+def scale_markdown(scale):
+    if not scale:
+        return ""
+    lines = ["", "Scale:", ""]
+    for header, rows in scale_tables(scale):
+        if rows:
+            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
+            lines += ["| " + " | ".join(r) + " |" for r in rows] + [""]
+    lines.append(SCALE_NOTE)
+    lines += [""] + [f"- {e}" for e in scale["errors"]]
+    return "\n".join(lines) + "\n"
+
+
+def scale_terminal(scale):
+    if not scale:
+        return ""
+    out = ["", "Scale (per device; ratios mine/peer):"]
+    for header, rows in scale_tables(scale):
+        if rows:
+            out += [""] + plain_table(header, rows)
+    out += scale["errors"]
+    return "\n".join(out) + "\n"
+
+
+def plain_table(header, rows):
+    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+    return ["  ".join(h.ljust(n) for h, n in zip(header, widths))] + \
+        ["  ".join(c.ljust(n) for c, n in zip(r, widths)) for r in rows]
+
+
 def clock_note():
     """What the figures' seconds are (tools/bench.sh exports BENCH_CLOCK)."""
     if os.environ.get("BENCH_CLOCK") == "icount":
@@ -239,23 +353,40 @@ set arrow from graph 0, first 1.2 to graph 1, first 1.2 nohead dt 3 lc rgb "dark
         f.write("plot " + ", \\\n     ".join(plots) + "\n" if plots else "# nothing to plot\n")
 
 
+def side_records(results, suffix):
+    """The records of a file written beside RESULTS.jsonl (RESULTS.<suffix>),
+    or None when there is none."""
+    if not results.endswith(".jsonl"):
+        return None
+    name = results[:-len(".jsonl")] + suffix
+    if not os.path.exists(name):
+        return None
+    with open(name) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def main(results, prefix):
     with open(results) as f:
         records = [json.loads(line) for line in f if line.strip()]
-    if not records:
+    scale_records = side_records(results, ".scale.jsonl")
+    if not records and not scale_records:
         sys.exit(f"bench-report: no results in {results}")
     summary = summarize(records)
-    counts_file = results[:-len(".jsonl")] + ".counts.jsonl" if results.endswith(".jsonl") else None
-    if counts_file and os.path.exists(counts_file):
-        with open(counts_file) as f:
-            summary["per_io_counts"] = per_io_counts([json.loads(line) for line in f if line.strip()])
+    counted = side_records(results, ".counts.jsonl")
+    if counted is not None:
+        summary["per_io_counts"] = per_io_counts(counted)
+    if scale_records:
+        summary["scale"] = scale_figures(scale_records)
     with open(prefix + ".json", "w") as f:
         json.dump(summary, f, indent=1)
     counts = counts_markdown(summary.get("per_io_counts", {}))
+    scale = summary.get("scale")
+    # A scale-only run (BENCH_WORKLOADS=none) has no workload table and no chart.
     with open(prefix + ".md", "w") as f:
-        f.write(markdown(summary) + counts)
-    chart(summary, prefix)
-    sys.stdout.write(terminal(summary) + counts)
+        f.write((markdown(summary) if records else clock_note() + "\n") + counts + scale_markdown(scale))
+    if records:
+        chart(summary, prefix)
+    sys.stdout.write((terminal(summary) if records else "") + counts + scale_terminal(scale))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,13 @@
 # `perf record -a -g -e cpu-clock`; its top 30 symbols are saved and the
 # top 10 printed (that run is not part of any figure); BENCH_PROFILE_GRAPH=1
 # adds the same run's shares per task and its call graphs;
+# BENCH_SCALE=1: after everything else, the scale workload: per RNBD stack,
+# BENCH_SCALE_DEVICES (64; a list such as "64 256" runs each) memory-less
+# null_blk devices mapped through one session, then as many sessions of one
+# device each (servers at sess_queue_depth BENCH_SCALE_QUEUE_DEPTH, 16):
+# map and unmap time, MemAvailable and Slab per device, 4k QD1 reads on all
+# devices at once; BENCH_WORKLOADS=none skips the measured rounds (and the
+# counts, unless BENCH_COUNTS=1);
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
 # before/after ratios of a change from one run.
@@ -87,6 +94,15 @@ export BENCH_CLOCK=$clock
 nstacks=$(echo $stacks | wc -w)
 nworkloads=$(echo ${BENCH_WORKLOADS:-} | wc -w); [ "$nworkloads" -gt 0 ] || nworkloads=9
 timeout=$(( rounds * nstacks * nworkloads * (runtime + 8) + 900 ))
+scale=${BENCH_SCALE:-0} scale_devices=${BENCH_SCALE_DEVICES:-64}
+if [ "$scale" = 1 ]; then
+    # Per stack and device count, two variants: per device a map and an
+    # unmap (up to a second each in TCG), fio's ramp and runtime, settling.
+    for n in $scale_devices; do timeout=$(( timeout + nstacks * 2 * (n + runtime + 40) )); done
+fi
+# BENCH_WORKLOADS=none (a scale-only run) counts nothing unless asked to.
+counts_default=1
+[ "${BENCH_WORKLOADS:-}" = none ] && counts_default=0
 profile=${BENCH_PROFILE:-0} profile_workloads=${BENCH_PROFILE_WORKLOADS:-randread-4k-qd32}
 if [ "$profile" = 1 ]; then
     # Per profiled run: a stack up and down, fio, and perf's report of the
@@ -105,7 +121,8 @@ tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
-       BENCH_COUNTS="${BENCH_COUNTS:-1}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
+       BENCH_COUNTS="${BENCH_COUNTS:-$counts_default}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
+       BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log
 case $vm_rc in
@@ -119,7 +136,8 @@ if [ $vm_rc = 3 ]; then
     { echo; echo "Kernel warnings in this run (console-$stamp.log):"; echo
       grep -E 'WARNING:|BUG:|Oops' "$log" | head -5 | sed 's/^/    /'; } >> "$out/bench-$stamp.md"
 fi
-if command -v gnuplot >/dev/null; then
+# No chart when no workload ran (a scale-only run): the report writes no script.
+if command -v gnuplot >/dev/null && [ -f "$out/bench-$stamp-chart.gp" ]; then
     gnuplot "$out/bench-$stamp-chart.gp" && echo "chart: $out/bench-$stamp.png"
 fi
 # The profiles (BENCH_PROFILE=1): the guest wrote them next to the results.
@@ -132,6 +150,6 @@ for f in "${profiles[@]}"; do
     awk '/^# (perf.fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
          $1 ~ /^[0-9.]+%$/ && n < 10 { print; n++ }' "$f"
 done
-rm -f "$out"/latest.profile-*.txt "$out"/latest.graph-*.txt
+rm -f "$out"/latest.profile-*.txt "$out"/latest.graph-*.txt "$out"/latest.scale.jsonl
 for f in "$out/bench-$stamp".*; do cp "$f" "$out/latest.${f#"$out/bench-$stamp".}"; done
 echo "saved: $out/bench-$stamp.{jsonl,json,md,png}${profiles:+ and ${#profiles[@]} profile(s) bench-$stamp.profile-*.txt}  (and $out/latest.*)"

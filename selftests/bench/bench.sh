@@ -46,6 +46,13 @@
 #                   packets sent and received. One JSON object per run to
 #                   $BENCH_OUT.counts.jsonl; those runs are not part of any
 #                   figure (the probes cost instructions).
+#   BENCH_SCALE     1: last, the scale workload (below): per RNBD stack,
+#                   BENCH_SCALE_DEVICES (64, or a list: each) memory-less
+#                   null_blk devices through one session, then a session
+#                   each (servers at sess_queue_depth BENCH_SCALE_QUEUE_DEPTH,
+#                   16); one JSON object per stack, variant and count to
+#                   $BENCH_OUT.scale.jsonl
+#   BENCH_WORKLOADS=none: no measured rounds (a scale-only run)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . selftests/lib.sh
@@ -107,16 +114,18 @@ esac
 
 unload() { local m; for m in "$@"; do grep -q "^$m " /proc/modules && rmmod "$m"; done; return 0; }
 
-rnbd_load() { # ours|upstream|baseline; every server with its default queue depth
-    local dir=.
-    case $1 in
+rnbd_load() { # ours|upstream|baseline [rtrs-server args...]; by default every
+    # server with its default queue depth
+    local dir=. stack=$1
+    shift
+    case $stack in
     upstream)
-        insmod $up/rtrs-core.ko && insmod $up/rtrs-server.ko && insmod $up/rnbd-server.ko &&
+        insmod $up/rtrs-core.ko && insmod $up/rtrs-server.ko "$@" && insmod $up/rnbd-server.ko &&
             insmod $up/rtrs-client.ko && insmod $up/rnbd-client.ko
         return ;;
     baseline) dir=${BENCH_BASELINE_DIR:?baseline stack without BENCH_BASELINE_DIR} ;;
     esac
-    insmod $dir/rtrs/rtrs-server.ko && insmod $dir/rnbd/rnbd-server.ko &&
+    insmod $dir/rtrs/rtrs-server.ko "$@" && insmod $dir/rnbd/rnbd-server.ko &&
         insmod $dir/rtrs/rtrs-client.ko && insmod $dir/rnbd/rnbd-client.ko
 }
 rnbd_map_bench() { # stack -> prints the device
@@ -260,6 +269,9 @@ record_error() { # round stack workload message
 
 : > "$out"
 hz=$(getconf CLK_TCK)
+# No workload selected (BENCH_WORKLOADS=none, a scale-only run): loading and
+# mapping each stack for nothing would only cost time.
+[ ${#workloads[@]} -gt 0 ] || rounds=0
 for ((round = 0; round < rounds; round++)); do
     order=()
     for ((i = 0; i < ${#stacks[@]}; i++)); do order+=("${stacks[(i + round) % ${#stacks[@]}]}"); done
@@ -390,6 +402,174 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
         echo "# bench: profile: no perf on this system (Debian's linux-perf on the host)"
     else
         after_rounds profile_run profile_unmapped "${profiled[@]}"
+    fi
+fi
+# --- scale (BENCH_SCALE) ------------------------------------------------------
+# What a device and a session cost as their number grows: per RNBD stack, N
+# memory-less null_blk devices mapped through one session, then N sessions of
+# one device each; for each, the guest time of the maps and the unmaps, the
+# memory (MemAvailable, Slab) the mapped devices hold, and 4k random reads at
+# QD1 on all N at once (fio, one job per device). The last phase of the run:
+# it replaces the backing device with the N null_blk devices.
+scale_out=${BENCH_OUT:-/results/bench}.scale.jsonl
+scale_depth=${BENCH_SCALE_QUEUE_DEPTH:-16}
+read -r -a scale_counts <<< "${BENCH_SCALE_DEVICES:-64}"
+rnbd_ctl=/sys/class/rnbd-client/ctl/map_device
+
+now_us() { # the guest's clock in µs, without a fork (under -icount: instructions)
+    REPLY=${EPOCHREALTIME//[!0-9]/}
+}
+# The /proc/meminfo fields recorded at each reading (KiB); the report uses
+# MemAvailable and Slab, the others say where a difference went.
+scale_fields=(MemFree MemAvailable Slab SUnreclaim Percpu VmallocUsed KernelStack PageTables)
+scale_meminfo() { # appends the fields' values, and the pages on per-CPU free lists, to scale_readings
+    local key value rest field readings=" " count=0
+    # Builtins only: a forked reader would allocate between the readings.
+    while read -r key value rest; do readings+="${key%:}=$value "; done < /proc/meminfo
+    # Freed pages parked on the per-CPU lists are not counted free.
+    while read -r key value rest; do [ "$key" = count: ] && count=$((count + value)); done < /proc/zoneinfo
+    for field in "${scale_fields[@]}"; do
+        value=${readings#* "$field="}
+        scale_readings[$field]+=${scale_readings[$field]:+, }${value%% *}
+    done
+    scale_readings[pcp_free_pages]+=${scale_readings[pcp_free_pages]:+, }$count
+}
+scale_settle() {
+    # The page and dentry caches emptied, deferred frees done (RCU callbacks,
+    # a session's close work; Linux 6.1's kfree_rcu() frees its batches
+    # every 5 s), then every slab cache's free slabs returned, so that only
+    # what the devices hold is counted.
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    sleep 6
+    local cache
+    for cache in /sys/kernel/slab/*/shrink; do echo 1 > "$cache"; done 2>/dev/null
+}
+scale_devices() { # the mapped rnbd devices, one a line
+    local d
+    for d in /sys/block/rnbd*; do [ -e "$d" ] && echo "/dev/${d##*/}"; done
+}
+scale_unmap_file() { # rnbd device -> its unmap_device file (ours has both names)
+    local name=${1#/dev/}
+    if [ -e /sys/block/$name/rnbd_client/unmap_device ]; then
+        echo /sys/block/$name/rnbd_client/unmap_device
+    else
+        echo /sys/block/$name/rnbd/unmap_device
+    fi
+}
+scale_unmap_all() { # the error path: every rnbd device forced off
+    local dev
+    for dev in $(scale_devices); do echo force > "$(scale_unmap_file "$dev")" 2>/dev/null; done
+    return 0
+}
+scale_error() { # stack variant devices message
+    printf '{"stack": "%s", "variant": "%s", "devices": %d, "error": "%s"}\n' "$1" "$2" "$3" "$4" >> "$scale_out"
+}
+# scale_variant STACK VARIANT N: the stack is loaded; maps N devices (variant
+# one-session: one session; sessions: a session each), measures, unmaps.
+scale_variant() {
+    local stack=$1 variant=$2 n=$3 i line session start map_us=0 unmap_us=0 map_each= unmap_each=
+    local -A scale_readings=()
+    local devices dev file meminfo= field fio_args=() json rc busy0 busy1 total0 total1 queue_depth
+    queue_depth=$(cat /sys/module/rtrs_server/parameters/sess_queue_depth 2>/dev/null || echo 0)
+    # One device mapped and unmapped first: what a stack allocates once, on
+    # its first session (work queues, caches), is not a device's cost.
+    echo "sessname=scale-warmup path=ip:$addr device_path=/dev/nullb0 ${BENCH_RNBD_OPTS:-}" > $rnbd_ctl &&
+        wait_for 50 test -b /dev/rnbd0 && echo normal > "$(scale_unmap_file /dev/rnbd0)" ||
+        { scale_error "$stack" "$variant" "$n" "could not map and unmap a first device"; scale_unmap_all; return 1; }
+    scale_settle
+    scale_meminfo
+    echo "# bench: scale $stack $variant: mapping $n devices"
+    for ((i = 0; i < n; i++)); do
+        session=scale-$stack
+        [ "$variant" = sessions ] && session+=-$i
+        line="sessname=$session path=ip:$addr device_path=/dev/nullb$i ${BENCH_RNBD_OPTS:-}"
+        now_us; start=$REPLY
+        if ! echo "$line" > $rnbd_ctl; then
+            scale_error "$stack" "$variant" "$n" "map of device $((i + 1)) of $n failed"
+            scale_unmap_all
+            return 1
+        fi
+        now_us; map_us=$((map_us + REPLY - start)) map_each+=${map_each:+, }$((REPLY - start))
+    done
+    devices=$(scale_devices)
+    if [ "$(echo "$devices" | grep -c .)" != "$n" ]; then
+        scale_error "$stack" "$variant" "$n" "$(echo "$devices" | grep -c .) devices after $n maps"
+        scale_unmap_all
+        return 1
+    fi
+    scale_settle
+    scale_meminfo
+    echo "# bench: scale $stack $variant: fio on $n devices"
+    for dev in $devices; do fio_args+=(--name="${dev#/dev/}" --filename="$dev"); done
+    set -- $(cpu_jiffies); busy0=$1 total0=$2
+    # Options before the first --name are every job's; one job per device.
+    json=$(fio --thread --group_reporting --ioengine=libaio --direct=1 --time_based --ramp_time=2 \
+        --runtime="$runtime" --size=1g --rw=randread --bs=4k --iodepth=1 --output-format=json \
+        "${fio_args[@]}" 2>/tmp/fio.err)
+    rc=$?
+    set -- $(cpu_jiffies); busy1=$1 total1=$2
+    [ $rc = 0 ] && [ -n "$json" ] ||
+        json="{\"error\": \"fio exit $rc: $(head -c 200 /tmp/fio.err | tr '"\n\\' "' /")\"}"
+    echo "# bench: scale $stack $variant: unmapping $n devices"
+    for dev in $devices; do
+        file=$(scale_unmap_file "$dev")
+        now_us; start=$REPLY
+        echo normal > "$file" || { scale_error "$stack" "$variant" "$n" "unmap of $dev failed"; scale_unmap_all; return 1; }
+        now_us; unmap_us=$((unmap_us + REPLY - start)) unmap_each+=${unmap_each:+, }$((REPLY - start))
+    done
+    scale_settle
+    scale_meminfo
+    # Each field's readings: before the maps, mapped, after the unmaps.
+    for field in "${scale_fields[@]}" pcp_free_pages; do
+        meminfo+="${meminfo:+, }\"$field\": [${scale_readings[$field]}]"
+    done
+    printf '{"stack": "%s", "variant": "%s", "devices": %d, "sessions": %d, "server_queue_depth": %d, "map_us": %d, "unmap_us": %d, "map_us_each": [%s], "unmap_us_each": [%s], "meminfo_kib": {%s}, "page_kib": %d, "hz": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
+        "$stack" "$variant" "$n" "$([ "$variant" = sessions ] && echo "$n" || echo 1)" "$queue_depth" \
+        $map_us $unmap_us "$map_each" "$unmap_each" "$meminfo" $(( $(getconf PAGESIZE) / 1024 )) \
+        "$hz" $((busy1 - busy0)) $((total1 - total0)) "$runtime" "$(printf '%s' "$json" | tr -d '\n')" >> "$scale_out"
+}
+if [ "${BENCH_SCALE:-0}" = 1 ]; then
+    : > "$scale_out"
+    scale_max=0
+    for n in "${scale_counts[@]}"; do [ "$n" -gt $scale_max ] && scale_max=$n; done
+    # N memory-less null_blk devices in place of the backing device: only
+    # the transport's and the block layer's costs per device remain.
+    unload brd null_blk
+    if ! modprobe null_blk nr_devices=$scale_max gb=1 queue_mode=2 irqmode=0 memory_backed=0; then
+        echo "# bench: scale: no $scale_max null_blk devices"
+        for stack in "${stacks[@]}"; do scale_error "$stack" one-session "$scale_max" "no null_blk devices"; done
+    else
+        for n in "${scale_counts[@]}"; do
+            for stack in "${stacks[@]}"; do
+                case $stack in
+                ours | upstream | baseline) ;;
+                *) scale_error "$stack" one-session "$n" "not measured: the scale workload is RNBD's only"
+                   continue ;;
+                esac
+                # One session: the servers' default queue depth, what a user
+                # gets (it also sizes the clients' request pools).
+                if rnbd_load "$stack"; then
+                    scale_variant "$stack" one-session "$n"
+                else
+                    scale_error "$stack" one-session "$n" "could not load"
+                fi
+                rnbd_client_unload; rnbd_server_unload
+                # N sessions: each pins sess_queue_depth chunks of 128 KiB on
+                # the server (64 MiB at the default 512), more than the VM
+                # has for 64 sessions: BENCH_SCALE_QUEUE_DEPTH. Our server
+                # refuses sessions beyond max_sessions (64) and
+                # max_sessions_per_client (8) by default.
+                server_args=(sess_queue_depth=$scale_depth)
+                [ "$stack" = upstream ] || server_args+=(max_sessions=$((n + 8)) max_sessions_per_client=$((n + 8)))
+                if rnbd_load "$stack" "${server_args[@]}"; then
+                    scale_variant "$stack" sessions "$n"
+                else
+                    scale_error "$stack" sessions "$n" "could not load"
+                fi
+                rnbd_client_unload; rnbd_server_unload
+            done
+        done
     fi
 fi
 echo "# bench: results in $out"

@@ -192,7 +192,8 @@ def scale_figures(records):
         jobs = r["fio"].get("jobs")
         iops = jobs[0]["read"]["iops"] + jobs[0]["write"]["iops"] if jobs else None
         if not jobs:
-            errors.append(f"scale {r['stack']} {r['variant']} N={n}: {r['fio'].get('error', 'no fio result')}")
+            errors.append(f"scale {r['stack']} {SCALE_VARIANTS.get(r['variant'], r['variant'])} N={n}: "
+                          f"{r['fio'].get('error', 'no fio result')}")
         rows.append({
             "stack": r["stack"], "variant": r["variant"], "devices": n, "sessions": r["sessions"],
             "server_queue_depth": r["server_queue_depth"],
@@ -244,7 +245,9 @@ SCALE_NOTE = ("Scale (BENCH_SCALE): N memory-less null_blk devices mapped throug
               "deferred frees; MemAvailable plus the free pages on the per-CPU lists, which it does not count), "
               "divided by N; "
               "IOPS is fio's 4k random reads at QD1 on all N devices at once (one job per device); "
-              "\"not back\" is what the unmaps left (after minus before). Ratios are mine/peer.")
+              "\"not back\" is what the unmaps did not return (after minus before, all N devices together). "
+              "Ratios are mine/peer: for times and memory below 1 means mine costs less, for IOPS above 1 "
+              "means mine is faster.")
 
 
 def scale_markdown(scale):

@@ -214,7 +214,33 @@ def scale_figures(records):
                 a, b = by_stack[mine], by_stack[peer]
                 ratios.append({"devices": n, "variant": variant, "pair": f"{mine}/{peer}",
                                **{k: a[k] / b[k] if a[k] is not None and b[k] else None for k, _ in SCALE_FIGURES}})
-    return {"runs": rows, "ratios": ratios, "errors": errors}
+    return {"runs": rows, "ratios": ratios, "growth": growth(rows), "errors": errors}
+
+
+GROWTH_FIGURES = (("map_ms_per_device", "map ms"), ("unmap_ms_per_device", "unmap ms"),
+                  ("mem_available_kib_per_device", "MemAvailable KiB"), ("slab_kib_per_device", "Slab KiB"))
+
+
+def growth(rows):
+    """With two device counts or more (BENCH_SCALE_DEVICES="64 256"), per
+    stack and variant, between the smallest and the largest N: what one more
+    device adds, and what stays when that is taken out of the smallest N's
+    total (a session's and a stack's own share), so that a per-device figure
+    divided over few devices is not read as a device's cost."""
+    out = []
+    for stack, variant in sorted({(r["stack"], r["variant"]) for r in rows},
+                                 key=lambda k: (k[1] != "one-session", STACKS.index(k[0]) if k[0] in STACKS else 99)):
+        runs = sorted((r for r in rows if r["stack"] == stack and r["variant"] == variant), key=lambda r: r["devices"])
+        if len(runs) < 2 or runs[0]["devices"] == runs[-1]["devices"]:
+            continue
+        low, high = runs[0], runs[-1]
+        entry = {"stack": stack, "variant": variant, "from": low["devices"], "to": high["devices"]}
+        for key, _ in GROWTH_FIGURES:
+            total_low, total_high = low[key] * low["devices"], high[key] * high["devices"]
+            per_device = (total_high - total_low) / (high["devices"] - low["devices"])
+            entry[key] = {"per_added_device": per_device, "fixed": total_low - per_device * low["devices"]}
+        out.append(entry)
+    return out
 
 
 def scale_tables(scale):
@@ -234,7 +260,13 @@ def scale_tables(scale):
     ratio_header = ["variant", "N", "ratio"] + [title for _, title in SCALE_FIGURES]
     ratio_rows = [[SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]), r["pair"]]
                   + [num(r[k], 2) for k, _ in SCALE_FIGURES] for r in scale["ratios"]]
-    return (header, rows), (ratio_header, ratio_rows)
+    growth_header = ["stack", "variant", "N"] + [f"{title} per added device" for _, title in GROWTH_FIGURES] + \
+        [f"{title} fixed" for _, title in GROWTH_FIGURES]
+    growth_rows = [[g["stack"], SCALE_VARIANTS.get(g["variant"], g["variant"]), f"{g['from']}-{g['to']}"]
+                   + [num(g[k]["per_added_device"], 2 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
+                   + [num(g[k]["fixed"], 1 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
+                   for g in scale.get("growth", [])]
+    return (header, rows), (ratio_header, ratio_rows), (growth_header, growth_rows)
 
 
 SCALE_NOTE = ("Scale (BENCH_SCALE): N memory-less null_blk devices mapped through one session, or through "
@@ -247,7 +279,9 @@ SCALE_NOTE = ("Scale (BENCH_SCALE): N memory-less null_blk devices mapped throug
               "IOPS is fio's 4k random reads at QD1 on all N devices at once (one job per device); "
               "\"not back\" is what the unmaps did not return (after minus before, all N devices together). "
               "Ratios are mine/peer: for times and memory below 1 means mine costs less, for IOPS above 1 "
-              "means mine is faster.")
+              "means mine is faster. With two device counts, the last table splits each total between "
+              "the smallest and the largest N into what one more device adds and a fixed part (the "
+              "session's and the stack's own: in a session each, a device and its session grow together).")
 
 
 def scale_markdown(scale):

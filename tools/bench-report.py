@@ -245,26 +245,26 @@ def growth(rows):
 
 def scale_tables(scale):
     """The scale figures and their ratios as (header, rows) pairs."""
-    def num(v, digits):
-        return "failed" if v is None else f"{v:.{digits}f}"
+    def cell(value, digits):
+        return "failed" if value is None else f"{value:.{digits}f}"
     header = ["stack", "variant", "N", "server queue depth", "map ms/device", "first map ms",
               "unmap ms/device", "MemAvailable KiB/device", "Slab KiB/device", "IOPS (all devices)",
               "MemAvailable KiB not back", "Slab KiB not back"]
     order = sorted(scale["runs"], key=lambda r: (r["devices"], r["variant"] != "one-session",
                                                  STACKS.index(r["stack"]) if r["stack"] in STACKS else 99))
     rows = [[r["stack"], SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]),
-             str(r["server_queue_depth"]), num(r["map_ms_per_device"], 2), num(r["first_map_ms"], 1),
-             num(r["unmap_ms_per_device"], 2), num(r["mem_available_kib_per_device"], 0),
-             num(r["slab_kib_per_device"], 0), num(r["iops"], 0), str(r["mem_available_kib_not_back"]),
+             str(r["server_queue_depth"]), cell(r["map_ms_per_device"], 2), cell(r["first_map_ms"], 1),
+             cell(r["unmap_ms_per_device"], 2), cell(r["mem_available_kib_per_device"], 0),
+             cell(r["slab_kib_per_device"], 0), cell(r["iops"], 0), str(r["mem_available_kib_not_back"]),
              str(r["slab_kib_not_back"])] for r in order]
     ratio_header = ["variant", "N", "ratio"] + [title for _, title in SCALE_FIGURES]
     ratio_rows = [[SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]), r["pair"]]
-                  + [num(r[k], 2) for k, _ in SCALE_FIGURES] for r in scale["ratios"]]
+                  + [cell(r[k], 2) for k, _ in SCALE_FIGURES] for r in scale["ratios"]]
     growth_header = ["stack", "variant", "N"] + [f"{title} per added device" for _, title in GROWTH_FIGURES] + \
         [f"{title} fixed" for _, title in GROWTH_FIGURES]
     growth_rows = [[g["stack"], SCALE_VARIANTS.get(g["variant"], g["variant"]), f"{g['from']}-{g['to']}"]
-                   + [num(g[k]["per_added_device"], 2 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
-                   + [num(g[k]["fixed"], 1 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
+                   + [cell(g[k]["per_added_device"], 2 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
+                   + [cell(g[k]["fixed"], 1 if "ms" in k else 0) for k, _ in GROWTH_FIGURES]
                    for g in scale.get("growth", [])]
     return (header, rows), (ratio_header, ratio_rows), (growth_header, growth_rows)
 

@@ -61,7 +61,7 @@ unsigned int kapi_hctx_queue_num(struct blk_mq_hw_ctx *hctx)
 /* KAPI: process context; a zeroed tag set with the driver's ops, not yet allocated. */
 struct blk_mq_tag_set *kapi_tag_set_alloc(const struct blk_mq_ops *ops, unsigned int nr_hw_queues,
 					  unsigned int nr_maps, unsigned int depth, unsigned int cmd_size,
-					  void *driver_data)
+					  void *driver_data, int no_scheduler_by_default)
 {
 	struct blk_mq_tag_set *set = kzalloc(sizeof(*set), GFP_KERNEL);
 
@@ -73,7 +73,7 @@ struct blk_mq_tag_set *kapi_tag_set_alloc(const struct blk_mq_ops *ops, unsigned
 	set->queue_depth = depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = cmd_size;
-	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->flags = BLK_MQ_F_SHOULD_MERGE | (no_scheduler_by_default ? BLK_MQ_F_NO_SCHED_BY_DEFAULT : 0);
 	set->driver_data = driver_data;
 	return set;
 }

@@ -68,12 +68,14 @@ void kapi_unregister_major(int major, const char *name) KAPI_NOEXCEPT;
  * KAPI_HCTX_TYPES with polled queues; the map_queues upcall lays them
  * out), depth, a per-request PDU of `cmd_size` bytes (its layout is the C++
  * tag set's: kernel/block/tag-set.hpp), and `driver_data` handed to the
- * init_request and map_queues upcalls. NULL without memory.
- * Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
+ * init_request and map_queues upcalls; `no_scheduler_by_default`: its
+ * queues start with no I/O scheduler even with one hardware queue
+ * (BLK_MQ_F_NO_SCHED_BY_DEFAULT; the administrator may still set one).
+ * NULL without memory. Then init (blk_mq_alloc_tag_set, 0 or -errno); free if init failed.
  */
 struct blk_mq_tag_set *kapi_tag_set_alloc(const struct blk_mq_ops *ops, unsigned int nr_hw_queues,
 					  unsigned int nr_maps, unsigned int depth, unsigned int cmd_size,
-					  void *driver_data) KAPI_NOEXCEPT;
+					  void *driver_data, int no_scheduler_by_default) KAPI_NOEXCEPT;
 /* Hardware queue types (enum hctx_type). */
 enum kapi_hctx_type {
 	KAPI_HCTX_DEFAULT = 0,

@@ -26,6 +26,10 @@ struct TagSetShape {
     u32 maps;             // 1, or kQueueTypes with polled queues (laid out by the driver's map_queues)
     u32 depth;
     u32 scatterlist_entries;  // the table behind each PDU
+    // Queues start without an I/O scheduler even with a single hardware
+    // queue (the kernel's default there is mq-deadline), for a device whose
+    // requests are scheduled again further down (a remote or stacked disk).
+    bool no_scheduler_by_default = false;
 };
 
 template <class Pdu>
@@ -40,7 +44,8 @@ public:
         table_entries_ = shape.scatterlist_entries;
         const size_t pdu_size = table_offset_ + size_t(table_entries_) * kapi_sizeof_scatterlist();
         blk_mq_tag_set* set =
-            kapi_tag_set_alloc(&ops, shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data);
+            kapi_tag_set_alloc(&ops, shape.hardware_queues, shape.maps, shape.depth, u32(pdu_size), driver_data,
+                               shape.no_scheduler_by_default ? 1 : 0);
         if (!set)
             return cxxrt::Error(cxxrt::err::kNoMem);
         if (int rc = kapi_tag_set_init(set)) {

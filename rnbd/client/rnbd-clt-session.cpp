@@ -163,6 +163,11 @@ Result<void> Session::create_tag_set()
         .maps = poll_queues() ? kernel::block::kQueueTypes : 1u,
         .depth = queue_depth(),
         .scatterlist_entries = max_segments(),
+        // The server's own disk schedules the IO again; a scheduler here,
+        // the kernel's default on a single-CPU host, would hand each
+        // request to kblockd and keep 2 x 128 more requests per device
+        // (each with its scatterlist table) for nothing.
+        .no_scheduler_by_default = true,
     };
     return tag_set_.create(shape, rnbd_clt_mq_ops, this);
 }

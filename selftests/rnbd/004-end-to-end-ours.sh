@@ -41,6 +41,16 @@ check "map /dev/ram0 (io_mode=blockio)" map /dev/ram0 io_mode=blockio
 check "map the image file" map "$tmp/disk.img"
 check "/dev/rnbd0 has the RAM disk's size" test "$(blockdev --getsize64 /dev/rnbd0)" = "$(blockdev --getsize64 /dev/ram0)"
 check "/dev/rnbd1 has the image's size" test "$(blockdev --getsize64 /dev/rnbd1)" = 33554432
+# No I/O scheduler by default, even with one CPU (one hardware queue, where
+# the kernel would pick mq-deadline); the administrator may still set one.
+scheduler_default_and_settable() {
+    local f=/sys/block/rnbd0/queue/scheduler
+    grep -q '\[none\]' $f || { cat $f; return 1; }
+    grep -qw mq-deadline $f || return 0  # not built: nothing else to set
+    echo mq-deadline > $f && grep -q '\[mq-deadline\]' $f && echo none > $f && grep -q '\[none\]' $f
+}
+check "/dev/rnbd0 starts with no I/O scheduler and takes mq-deadline when asked ($(nproc) CPUs)" \
+    scheduler_default_and_settable
 
 fio_pass() { # device name extra...
     local dev=$1 name=$2; shift 2

@@ -5,9 +5,9 @@
 // driver asks the tag set for a PDU's table.
 //
 // Owning: create() allocates the requests (the init_request upcalls run
-// inside it, and may already ask for tables); the destructor, or destroy(),
-// frees them. Destroy only after the disks of the set are gone
-// (Disk::remove and Disk::reset). Process context.
+// inside it, and may already ask for tables); the destructor frees them,
+// only after the disks of the set are gone (Disk::remove and Disk::reset).
+// Process context.
 #pragma once
 
 #include <cxxrt/native_owner.hpp>
@@ -55,7 +55,6 @@ public:
         set_ = Allocated(set);
         return {};
     }
-    void destroy() { set_.reset(); }
 
     explicit operator bool() const { return bool(set_); }
     blk_mq_tag_set* handle() const { return set_.get(); }

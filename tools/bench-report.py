@@ -148,19 +148,24 @@ def per_io_counts(records):
     return counts
 
 
+def markdown_table(header, rows):
+    """A Markdown table: the first two columns left-aligned, the figures right."""
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
+            + ["| " + " | ".join(r) + " |" for r in rows])
+
+
 def counts_markdown(counts):
     if not counts:
         return ""
     header = ["workload", "stack"] + [title for _, title in COUNT_FIELDS]
-    lines = ["", "Per IO (a separate run per stack and workload, kprobes on rdma_rxe's verbs, /proc/stat, "
-             "/proc/softirqs, rxe0's hw_counters; not part of the figures above):", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
+    rows = []
     for workload, stacks in counts.items():
         for stack in sorted(stacks, key=lambda s: STACKS.index(s) if s in STACKS else 99):
             per = stacks[stack]
-            cells = [f"{per[k]:.2f}" if per and k in per else "failed" for k, _ in COUNT_FIELDS]
-            lines.append("| " + " | ".join([workload, stack] + cells) + " |")
-    return "\n".join(lines) + "\n"
+            rows.append([workload, stack] + [f"{per[k]:.2f}" if per and k in per else "failed" for k, _ in COUNT_FIELDS])
+    lines = ["", "Per IO (a separate run per stack and workload, kprobes on rdma_rxe's verbs, /proc/stat, "
+             "/proc/softirqs, rxe0's hw_counters; not part of the figures above):", ""]
+    return "\n".join(lines + markdown_table(header, rows)) + "\n"
 
 
 SCALE_VARIANTS = {"one-session": "one session", "sessions": "a session each"}
@@ -290,8 +295,7 @@ def scale_markdown(scale):
     lines = ["", "Scale:", ""]
     for header, rows in scale_tables(scale):
         if rows:
-            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
-            lines += ["| " + " | ".join(r) + " |" for r in rows] + [""]
+            lines += markdown_table(header, rows) + [""]
     lines.append(SCALE_NOTE)
     lines += [""] + [f"- {e}" for e in scale["errors"]]
     return "\n".join(lines) + "\n"
@@ -325,9 +329,7 @@ def clock_note():
 
 
 def markdown(summary):
-    header, rows = drop_empty_columns(*table_rows(summary))
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * 2 + "---:|" * (len(header) - 2)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = markdown_table(*drop_empty_columns(*table_rows(summary)))
     lines.append("")
     lines.append(f"Medians of {summary['rounds']} rounds, spread (min-max) in brackets; "
                  "ratios are per-round pairs, then their median (min-max).")
@@ -337,10 +339,7 @@ def markdown(summary):
 
 
 def terminal(summary):
-    header, rows = drop_empty_columns(*table_rows(summary))
-    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
-    out = ["  ".join(h.ljust(n) for h, n in zip(header, widths))]
-    out += ["  ".join(c.ljust(n) for c, n in zip(r, widths)) for r in rows]
+    out = plain_table(*drop_empty_columns(*table_rows(summary)))
     out += summary["no_poll_queues"] + summary["errors"]
     return "\n".join(out) + "\n"
 

@@ -84,6 +84,12 @@ def summarize(records):
                 k: spread([f[k] for f in figures]) for k in ("iops", "mbps", "p50_us", "p99_us", "p999_us", "cpu_us_per_io")
             }
             entry["stacks"][s]["failed_rounds"] = sum(1 for f in per_round.values() if f is None)
+            # Every round's IOPS and CPU per IO, in round order, so that a
+            # bimodal stack shows past its median (None: not run).
+            entry["stacks"][s]["every_round"] = [
+                None if r not in per_round else
+                {k: per_round[r][k] for k in ("iops", "cpu_us_per_io")} if per_round[r] else {"failed": True}
+                for r in rounds]
         for stack, peers in COMPARED.items():
             ratios = entry["ratios"] if stack == "ours" else entry.setdefault(stack + "_ratios", {})
             for peer in peers:
@@ -132,7 +138,19 @@ COUNT_FIELDS = (("post_send", "post send"), ("post_recv", "post recv"), ("comple
                 ("cq_events", "CQ events"), ("cq_polls", "CQ polls"), ("cq_arms", "CQ arms"),
                 ("context_switches", "ctx sw"), ("softirq_tasklet", "tasklet"),
                 ("softirq_irq_poll", "irq_poll"), ("softirq_net_rx", "net_rx"),
-                ("rxe_packets_sent", "pkts sent"), ("rxe_packets_received", "pkts rcvd"))
+                ("rxe_packets_sent", "pkts sent"), ("rxe_packets_received", "pkts rcvd"),
+                ("ipi_reschedule", "IPI resched"), ("ipi_function_call", "IPI call"))
+
+
+def round_rows(summary):
+    """One row per workload and stack: IOPS (CPU us per IO) of each round."""
+    header = ["workload", "stack"] + [f"round {r + 1}" for r in range(summary["rounds"])]
+    rows = []
+    for w, e in summary["workloads"].items():
+        for s, f in e["stacks"].items():
+            rows.append([w, s] + ["not run" if x is None else "failed" if "failed" in x else
+                                  f"{x['iops']:.0f} ({x['cpu_us_per_io']:.1f})" for x in f["every_round"]])
+    return header, rows
 
 
 def per_io_counts(records):
@@ -162,9 +180,9 @@ def counts_markdown(counts):
     for workload, stacks in counts.items():
         for stack in sorted(stacks, key=lambda s: STACKS.index(s) if s in STACKS else 99):
             per = stacks[stack]
-            rows.append([workload, stack] + [f"{per[k]:.2f}" if per and k in per else "failed" for k, _ in COUNT_FIELDS])
+            rows.append([workload, stack] + ["failed" if not per else f"{per[k]:.2f}" if k in per else "-" for k, _ in COUNT_FIELDS])
     lines = ["", "Per IO (a separate run per stack and workload, kprobes on rdma_rxe's verbs, /proc/stat, "
-             "/proc/softirqs, rxe0's hw_counters; not part of the figures above):", ""]
+             "/proc/softirqs, rxe0's hw_counters, /proc/interrupts; not part of the figures above):", ""]
     return "\n".join(lines + markdown_table(header, rows)) + "\n"
 
 
@@ -334,12 +352,15 @@ def markdown(summary):
     lines.append(f"Medians of {summary['rounds']} rounds, spread (min-max) in brackets; "
                  "ratios are per-round pairs, then their median (min-max).")
     lines.append(clock_note())
+    lines += ["", "Every round, IOPS (CPU us per IO); the stacks' order rotates by one each round:", ""]
+    lines += markdown_table(*round_rows(summary))
     lines += [""] + [f"- {n}" for n in summary["no_poll_queues"] + summary["errors"]]
     return "\n".join(lines) + "\n"
 
 
 def terminal(summary):
     out = plain_table(*drop_empty_columns(*table_rows(summary)))
+    out += ["", "Every round, IOPS (CPU us per IO):"] + plain_table(*round_rows(summary))
     out += summary["no_poll_queues"] + summary["errors"]
     return "\n".join(out) + "\n"
 
@@ -405,10 +426,10 @@ def main(results, prefix):
     with open(results) as f:
         records = [json.loads(line) for line in f if line.strip()]
     scale_records = side_records(results, ".scale.jsonl")
-    if not records and not scale_records:
+    counted = side_records(results, ".counts.jsonl")
+    if not records and not scale_records and not counted:
         sys.exit(f"bench-report: no results in {results}")
     summary = summarize(records)
-    counted = side_records(results, ".counts.jsonl")
     if counted is not None:
         summary["per_io_counts"] = per_io_counts(counted)
     if scale_records:
@@ -417,7 +438,7 @@ def main(results, prefix):
         json.dump(summary, f, indent=1)
     counts = counts_markdown(summary.get("per_io_counts", {}))
     scale = summary.get("scale")
-    # A scale-only run (BENCH_WORKLOADS=none) has no workload table and no chart.
+    # A scale- or counts-only run (BENCH_WORKLOADS=none) has no workload table and no chart.
     with open(prefix + ".md", "w") as f:
         f.write((markdown(summary) if records else clock_note() + "\n") + counts + scale_markdown(scale))
     if records:

@@ -42,8 +42,9 @@
 #                   ib_post_recv calls, completions, CQ events, CQ polls and
 #                   CQ arms (kprobes on rdma_rxe's verbs, read from
 #                   kprobe_profile: the same for every stack), context
-#                   switches, softirqs (TASKLET, IRQ_POLL, NET_RX) and rxe's
-#                   packets sent and received. One JSON object per run to
+#                   switches, softirqs (TASKLET, IRQ_POLL, NET_RX), rxe's
+#                   packets sent and received, and inter-processor
+#                   interrupts (rescheduling, function call). One JSON object per run to
 #                   $BENCH_OUT.counts.jsonl; those runs are not part of any
 #                   figure (the probes cost instructions).
 #   BENCH_SCALE     1: last, the scale workload (below): per RNBD stack,
@@ -341,10 +342,15 @@ counters() { # one line: the probes' hits, ctxt, the three softirqs, rxe0's pack
     done
     line+="$(awk '$1 == "ctxt" { print $2 }' /proc/stat) "
     line+="$(awk '$1 == "TASKLET:" || $1 == "IRQ_POLL:" || $1 == "NET_RX:" { s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%d ", s }' /proc/softirqs)"
-    line+="$(cat $hw/sent_pkts 2>/dev/null || echo 0) $(cat $hw/rcvd_pkts 2>/dev/null || echo 0)"
+    line+="$(cat $hw/sent_pkts 2>/dev/null || echo 0) $(cat $hw/rcvd_pkts 2>/dev/null || echo 0) "
+    # Inter-processor interrupts (x86: rescheduling, function call): what a
+    # cross-CPU wake-up or remote completion costs, with two vCPUs or more.
+    line+="$(awk '$1 == "RES:" || $1 == "CAL:" { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; v[$1] = s }
+        END { printf "%d %d", v["RES:"], v["CAL:"] }' /proc/interrupts)"
     echo "$line"
 }
-count_fields=("${count_names[@]}" context_switches softirq_tasklet softirq_irq_poll softirq_net_rx rxe_packets_sent rxe_packets_received)
+count_fields=("${count_names[@]}" context_switches softirq_tasklet softirq_irq_poll softirq_net_rx rxe_packets_sent rxe_packets_received
+    ipi_reschedule ipi_function_call)
 counted_run() { # stack device workload-name -> one line of $BENCH_OUT.counts.jsonl
     local stack=$1 dev=$2 name=$3 args json rc before after ios i fields=
     args=$(workload_args "$name") || { echo "# bench: counts: no workload named $name"; return; }

@@ -38,6 +38,11 @@ c=$(field '"%.0f" % d["workloads"]["w"]["stacks"]["ours"]["cpu_us_per_io"]["min"
 [ "$c" = 833 ] && say ok "CPU per IO scaled to the measured part (833 us at 1200 IOPS)" || say "not ok" "CPU per IO min: $c"
 grep -q "round 1 nvmeof w: could not load or map" "$tmp/rep.md" && say ok "a failed stack is named in the table's notes" ||
     say "not ok" "failed stack not named: $(cat "$tmp/rep.md")"
+# Every round shows, not only the median: a bimodal stack must be visible.
+grep -q '^| w | ours | 1000 (1000.0) | 200 (5000.0) | 1200 (833.3) |$' "$tmp/rep.md" &&
+    grep -q '^| w | nvmeof | failed | not run | not run |$' "$tmp/rep.md" &&
+    say ok "every round's IOPS (CPU per IO) in the report, failed and missing rounds named" ||
+    say "not ok" "every-round rows: $(grep '^| w | \(ours\|nvmeof\) |' "$tmp/rep.md")"
 grep -q 'using 2:3:4:xtic(1) title "ours / upstream RNBD"' "$tmp/rep-chart.gp" &&
     ! grep -q "NVMe-oF" "$tmp/rep-chart.gp" && say ok "the chart plots the peers that have figures" ||
     say "not ok" "chart script: $(tail -2 "$tmp/rep-chart.gp")"
@@ -48,9 +53,9 @@ grep -q 'using 2:3:4:xtic(1) title "ours / upstream RNBD"' "$tmp/rep-chart.gp" &
     printf '{"stack": "upstream", "workload": "w", "error": "fio exit 1"}\n'
 } > "$tmp/r.counts.jsonl"
 python3 "$top/tools/bench-report.py" "$tmp/r.jsonl" "$tmp/rep" > /dev/null 2>&1
-grep -q '^| w | ours | 1.00 | failed | 2.00 |' "$tmp/rep.md" && grep -q '^| w | upstream | failed |' "$tmp/rep.md" &&
+grep -q '^| w | ours | 1.00 | - | 2.00 |' "$tmp/rep.md" && grep -q '^| w | upstream | failed |' "$tmp/rep.md" &&
     grep -q '^Clock: wall clock' "$tmp/rep.md" &&
-    say ok "per-IO counts: scaled to the measured part, a failed run named; the clock stated" ||
+    say ok "per-IO counts: scaled to the measured part, a failed run named, a field not counted shown as -; the clock stated" ||
     say "not ok" "counts table: $(grep -A6 '^Per IO' "$tmp/rep.md")"
 echo "1..$n"
 exit $failed

@@ -214,7 +214,7 @@ def scale_figures(records):
         slab = meminfo["Slab"]
         jobs = r["fio"].get("jobs")
         iops = jobs[0]["read"]["iops"] + jobs[0]["write"]["iops"] if jobs else None
-        if not jobs:
+        if not jobs and "skipped" not in r["fio"]:
             errors.append(f"scale {r['stack']} {SCALE_VARIANTS.get(r['variant'], r['variant'])} N={n}: "
                           f"{r['fio'].get('error', 'no fio result')}")
         rows.append({
@@ -228,6 +228,7 @@ def scale_figures(records):
             "mem_available_kib_not_back": available[0] - available[2],
             "slab_kib_not_back": slab[2] - slab[0],
             "iops": iops,
+            "iops_not_run": "skipped" in r["fio"],
         })
     ratios = []
     for n, variant in sorted({(r["devices"], r["variant"]) for r in rows}, key=lambda k: (k[0], k[1] != "one-session")):
@@ -236,6 +237,7 @@ def scale_figures(records):
             if mine in by_stack and peer in by_stack:
                 a, b = by_stack[mine], by_stack[peer]
                 ratios.append({"devices": n, "variant": variant, "pair": f"{mine}/{peer}",
+                               "iops_not_run": a["iops_not_run"] or b["iops_not_run"],
                                **{k: a[k] / b[k] if a[k] is not None and b[k] else None for k, _ in SCALE_FIGURES}})
     return {"runs": rows, "ratios": ratios, "growth": growth(rows), "errors": errors}
 
@@ -270,6 +272,9 @@ def scale_tables(scale):
     """The scale figures and their ratios as (header, rows) pairs."""
     def cell(value, digits):
         return "failed" if value is None else f"{value:.{digits}f}"
+
+    def iops_cell(run, digits):  # fio is not run above BENCH_SCALE_IO_DEVICES
+        return "not run" if run.get("iops_not_run") else cell(run["iops"], digits)
     header = ["stack", "variant", "N", "server queue depth", "map ms/device", "first map ms",
               "unmap ms/device", "MemAvailable KiB/device", "Slab KiB/device", "IOPS (all devices)",
               "MemAvailable KiB not back", "Slab KiB not back"]
@@ -278,11 +283,12 @@ def scale_tables(scale):
     rows = [[r["stack"], SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]),
              str(r["server_queue_depth"]), cell(r["map_ms_per_device"], 2), cell(r["first_map_ms"], 1),
              cell(r["unmap_ms_per_device"], 2), cell(r["mem_available_kib_per_device"], 0),
-             cell(r["slab_kib_per_device"], 0), cell(r["iops"], 0), str(r["mem_available_kib_not_back"]),
+             cell(r["slab_kib_per_device"], 0), iops_cell(r, 0), str(r["mem_available_kib_not_back"]),
              str(r["slab_kib_not_back"])] for r in order]
     ratio_header = ["variant", "N", "ratio"] + [title for _, title in SCALE_FIGURES]
     ratio_rows = [[SCALE_VARIANTS.get(r["variant"], r["variant"]), str(r["devices"]), r["pair"]]
-                  + [cell(r[k], 2) for k, _ in SCALE_FIGURES] for r in scale["ratios"]]
+                  + [iops_cell(r, 2) if k == "iops" else cell(r[k], 2) for k, _ in SCALE_FIGURES]
+                  for r in scale["ratios"]]
     growth_header = ["stack", "variant", "N"] + [f"{title} per added device" for _, title in GROWTH_FIGURES] + \
         [f"{title} fixed" for _, title in GROWTH_FIGURES]
     growth_rows = [[g["stack"], SCALE_VARIANTS.get(g["variant"], g["variant"]), f"{g['from']}-{g['to']}"]

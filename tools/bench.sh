@@ -38,7 +38,7 @@
 # null_blk devices mapped through one session, then as many sessions of one
 # device each (servers at sess_queue_depth BENCH_SCALE_QUEUE_DEPTH, 16):
 # map and unmap time, MemAvailable and Slab per device, 4k QD1 reads on all
-# devices at once; BENCH_WORKLOADS=none skips the measured rounds (and the
+# devices at once (only up to BENCH_SCALE_IO_DEVICES, 64); BENCH_WORKLOADS=none skips the measured rounds (and the
 # counts, unless BENCH_COUNTS=1);
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
@@ -123,6 +123,7 @@ tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
        BENCH_COUNTS="${BENCH_COUNTS:-$counts_default}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
        BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \
+       BENCH_SCALE_IO_DEVICES="${BENCH_SCALE_IO_DEVICES:-64}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log
 case $vm_rc in

@@ -10,6 +10,7 @@
 #include <linux/preempt.h>
 #include <linux/smp.h>
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/bottom_half.h>
 #include <linux/random.h>
 #include <cxxrt/kapi.h>
@@ -139,6 +140,11 @@ unsigned int kapi_smp_processor_id(void)
 unsigned long long kapi_ktime_ns(void)
 {
 	return ktime_get_ns();
+}
+
+unsigned long long kapi_local_clock_ns(void)
+{
+	return local_clock();
 }
 
 void kapi_local_bh_disable(void)

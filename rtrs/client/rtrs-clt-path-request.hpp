@@ -32,7 +32,7 @@ private:
     int pending_errno_ = 0;
     bool pending_invalidate_locally_ = false;
     u32 submit_cpu_ = 0;
-    u64 submitted_ns_ = 0;
+    u64 submitted_ns_ = 0;  // cxxrt::local_clock_ns() at submission, for stats/rdma_lat
     cxxrt::DelayedWork delayed_{cxxrt::lock_class<"rtrs::clt::PathRequest::delayed_">,
                                 cxxrt::Callback::to<&PathRequest::on_delay_over>(this)};
     ib::Completion invalidate_done_{ib::Completion::member<PathRequest, &PathRequest::on_invalidated>, this};

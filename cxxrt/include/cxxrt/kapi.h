@@ -71,6 +71,8 @@ int kapi_in_atomic_context(void) KAPI_NOEXCEPT;
 void kapi_might_sleep(void) KAPI_NOEXCEPT;
 unsigned int kapi_smp_processor_id(void) KAPI_NOEXCEPT;
 unsigned long long kapi_ktime_ns(void) KAPI_NOEXCEPT;
+/* local_clock(): this CPU's clock in ns; any context. */
+unsigned long long kapi_local_clock_ns(void) KAPI_NOEXCEPT;
 /* Bottom halves (softirqs) off on this CPU and back on; nest. */
 void kapi_local_bh_disable(void) KAPI_NOEXCEPT;
 void kapi_local_bh_enable(void) KAPI_NOEXCEPT;

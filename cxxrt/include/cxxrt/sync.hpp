@@ -95,10 +95,24 @@ inline void synchronize_rcu() { kapi_synchronize_rcu(); }
 
 // Bottom halves (softirqs) off on this CPU while it lives: data that a
 // softirq handler and process context on the same CPU both change.
+// With `when` false it does nothing (a choice made at run time). Interrupts
+// must be on where it ends.
 class [[nodiscard]] BottomHalvesOff : Pinned {
 public:
     BottomHalvesOff() { kapi_local_bh_disable(); }
-    ~BottomHalvesOff() { kapi_local_bh_enable(); }
+    explicit BottomHalvesOff(bool when) : on_(when)
+    {
+        if (on_)
+            kapi_local_bh_disable();
+    }
+    ~BottomHalvesOff()
+    {
+        if (on_)
+            kapi_local_bh_enable();
+    }
+
+private:
+    bool on_ = true;
 };
 
 using SpinGuard = Guard<SpinLock>;

@@ -100,6 +100,7 @@ int kapi_in_atomic_context(void) noexcept { return 0; }
 void kapi_might_sleep(void) noexcept {}
 unsigned int kapi_smp_processor_id(void) noexcept { return 0; }
 unsigned long long kapi_ktime_ns(void) noexcept { return 0; }
+unsigned long long kapi_local_clock_ns(void) noexcept { return 0; }
 
 void* kapi_debugfs_create_dir(const char*, void*) noexcept { return nullptr; }
 void kapi_debugfs_create_seq_file(const char*, void*, void*) noexcept {}

@@ -65,7 +65,7 @@ def summarize(records):
             workloads.append(r["workload"])
         runs.setdefault((r["workload"], r["stack"]), {})[r["round"]] = measure(r)
     rounds = sorted({r["round"] for r in records})
-    summary = {"rounds": len(rounds), "workloads": {}, "errors": [], "no_poll_queues": []}
+    summary = {"rounds": len(rounds), "workloads": {}, "errors": [], "no_poll_queues": [], "maps": maps_note(records)}
     for r in records:
         if "error" in r:
             summary["errors"].append(f"round {r['round'] + 1} {r['stack']} {r['workload']}: {r['error']}")
@@ -96,6 +96,20 @@ def summarize(records):
                 ratios[peer] = round_ratios(runs.get((w, stack), {}), runs.get((w, peer), {}), rounds)
         summary["workloads"][w] = entry
     return summary
+
+
+def maps_note(records):
+    """Which map each workload ran on (nr_poll_queues), in one line; empty
+    for records from before the bench recorded it."""
+    by_queues = {}
+    for r in records:
+        if "poll_queues" in r and r["workload"] not in by_queues.setdefault(r["poll_queues"], []):
+            by_queues[r["poll_queues"]].append(r["workload"])
+    if not by_queues:
+        return ""
+    parts = [f"nr_poll_queues={q} ({'the default map' if q == 0 else 'polled map'}): {', '.join(ws)}"
+             for q, ws in sorted(by_queues.items())]
+    return "Maps: " + "; ".join(parts) + "."
 
 
 def round_ratios(mine, theirs, rounds):
@@ -358,6 +372,8 @@ def markdown(summary):
     lines.append(f"Medians of {summary['rounds']} rounds, spread (min-max) in brackets; "
                  "ratios are per-round pairs, then their median (min-max).")
     lines.append(clock_note())
+    if summary.get("maps"):
+        lines.append(summary["maps"])
     lines += ["", "Every round, IOPS (CPU us per IO); the stacks' order rotates by one each round:", ""]
     lines += markdown_table(*round_rows(summary))
     lines += [""] + [f"- {n}" for n in summary["no_poll_queues"] + summary["errors"]]
@@ -367,6 +383,7 @@ def markdown(summary):
 def terminal(summary):
     out = plain_table(*drop_empty_columns(*table_rows(summary)))
     out += ["", "Every round, IOPS (CPU us per IO):"] + plain_table(*round_rows(summary))
+    out += [summary["maps"]] if summary.get("maps") else []
     out += summary["no_poll_queues"] + summary["errors"]
     return "\n".join(out) + "\n"
 

@@ -17,7 +17,7 @@
 # for comparing stacks in the same run, never a pass/fail threshold.
 # Environment (passed to the guest): BENCH_RUNTIME (s per workload, 10),
 # BENCH_ROUNDS (3), BENCH_STACKS ("ours upstream nvmeof"), BENCH_BACKING
-# (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (1),
+# (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (0: the default map; the polled workload maps with 1),
 # BENCH_RNBD_OPTS; BENCH_SMP (vCPUs, 2);
 # BENCH_CLOCK=wall (default) or icount: the cost mode. The guest's clock
 # advances by the instructions it executes (one vCPU, single-threaded TCG,
@@ -119,7 +119,7 @@ vm_rc=0
 tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --log "$out/console-$stamp.log" --results "$out" \
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
-       BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-1}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
+       BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-0}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
        BENCH_COUNTS="${BENCH_COUNTS:-$counts_default}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
        BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \

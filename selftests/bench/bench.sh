@@ -24,9 +24,9 @@
 #   BENCH_BACKING   brd (1 GiB RAM disk, filled with random data before any
 #                   read) or null (null_blk, no data: isolates the transport)
 #   BENCH_WORKLOADS names to run (default all, see the table below)
-#   BENCH_POLL_QUEUES  poll queues asked of every stack (default 1; the
-#                   polled workload is recorded as an error where a stack has
-#                   none)
+#   BENCH_POLL_QUEUES  poll queues of every stack's map (default 0: the default
+#                   map, what users run; the polled workload then gets a
+#                   fresh map of its own with one poll queue)
 #   BENCH_RNBD_OPTS extra map_device options for both RNBD stacks
 #   BENCH_PROFILE   1: after the measured rounds, one more run per stack of
 #                   each BENCH_PROFILE_WORKLOADS workload (default
@@ -63,7 +63,7 @@ runtime=${BENCH_RUNTIME:-10}
 rounds=${BENCH_ROUNDS:-3}
 read -r -a stacks <<< "${BENCH_STACKS:-ours upstream nvmeof}"
 backing=${BENCH_BACKING:-brd}
-poll_queues=${BENCH_POLL_QUEUES:-1}
+poll_queues=${BENCH_POLL_QUEUES:-0}
 out=${BENCH_OUT:-/results/bench}.jsonl
 up=.cache/upstream
 cpus=$(nproc)
@@ -269,6 +269,50 @@ record_error() { # round stack workload message
     printf '{"round": %d, "stack": "%s", "workload": "%s", "error": "%s"}\n' "$1" "$2" "$3" "$4" >> "$out"
 }
 
+# map_queues WORKLOAD: the poll queues of the map it runs on: BENCH_POLL_QUEUES
+# (0 by default: the default map, what users run), except that the polled
+# workload gets a map of its own with one poll queue when that is 0.
+map_queues() {
+    case $1 in *-polled) [ "$poll_queues" = 0 ] && { echo 1; return; } ;; esac
+    echo "$poll_queues"
+}
+# measure_on_map ROUND STACK QUEUES WORKLOAD...: loads the stack, maps its
+# device with QUEUES poll queues, runs the workloads, unloads.
+measure_on_map() {
+    local round=$1 stack=$2 poll_queues=$3 dev io_poll w name args json rc busy0 busy1 total0 total1 list
+    shift 3
+    list=("$@")  # (the loop's `set --` takes the positional parameters)
+    if ! dev=$(stack_up "$stack"); then
+        echo "# bench: $stack: could not load or map"
+        for w in "${list[@]}"; do record_error $round "$stack" "${w%% *}" "could not load or map"; done
+        stack_down "$stack" 2>/dev/null
+        return
+    fi
+    io_poll=$(cat "/sys/block/${dev#/dev/}/queue/io_poll" 2>/dev/null || echo 0)
+    for w in "${list[@]}"; do
+        name=${w%% *} args=${w#* }
+        echo "# bench: round $((round + 1)) $stack $name"
+        # (no process substitution: the test VM has no /dev/fd)
+        set -- $(cpu_jiffies); busy0=$1 total0=$2
+        # shellcheck disable=SC2086
+        json=$(run_fio "$dev" "$name" $args)
+        rc=$?
+        set -- $(cpu_jiffies); busy1=$1 total1=$2
+        if [ $rc != 0 ] || [ -z "$json" ]; then
+            record_error $round "$stack" "$name" "fio exit $rc: $(head -c 200 /tmp/fio.err | tr '"\n\\' "' /")"
+            continue
+        fi
+        # The jiffies span ramp + runtime while fio counts the IOs of the
+        # runtime only: the report scales the jiffies by
+        # runtime / (ramp + runtime) (Documentation/bench.md).
+        printf '{"round": %d, "stack": "%s", "workload": "%s", "poll_queues": %d, "io_poll": %d, "hz": %d, "cpus": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
+            $round "$stack" "$name" "$poll_queues" "$io_poll" "$hz" "$cpus" $((busy1 - busy0)) $((total1 - total0)) "$runtime" \
+            "$(printf '%s' "$json" | tr -d '\n')" >> "$out"
+    done
+    stack_down "$stack"
+    sleep 1
+}
+
 : > "$out"
 hz=$(getconf CLK_TCK)
 # No workload selected (BENCH_WORKLOADS=none, a scale-only run): loading and
@@ -279,35 +323,13 @@ for ((round = 0; round < rounds; round++)); do
     for ((i = 0; i < ${#stacks[@]}; i++)); do order+=("${stacks[(i + round) % ${#stacks[@]}]}"); done
     echo "# bench: round $((round + 1))/$rounds, order ${order[*]}"
     for stack in "${order[@]}"; do
-        if ! dev=$(stack_up "$stack"); then
-            echo "# bench: $stack: could not load or map"
-            for w in "${workloads[@]}"; do record_error $round "$stack" "${w%% *}" "could not load or map"; done
-            stack_down "$stack" 2>/dev/null
-            continue
-        fi
-        io_poll=$(cat "/sys/block/${dev#/dev/}/queue/io_poll" 2>/dev/null || echo 0)
+        # One fresh load and map per kind of map, the default one first.
+        on_default=() on_polled=()
         for w in "${workloads[@]}"; do
-            name=${w%% *} args=${w#* }
-            echo "# bench: round $((round + 1)) $stack $name"
-            # (no process substitution: the test VM has no /dev/fd)
-            set -- $(cpu_jiffies); busy0=$1 total0=$2
-            # shellcheck disable=SC2086
-            json=$(run_fio "$dev" "$name" $args)
-            rc=$?
-            set -- $(cpu_jiffies); busy1=$1 total1=$2
-            if [ $rc != 0 ] || [ -z "$json" ]; then
-                record_error $round "$stack" "$name" "fio exit $rc: $(head -c 200 /tmp/fio.err | tr '"\n\\' "' /")"
-                continue
-            fi
-            # The jiffies span ramp + runtime while fio counts the IOs of the
-            # runtime only: the report scales the jiffies by
-            # runtime / (ramp + runtime) (Documentation/bench.md).
-            printf '{"round": %d, "stack": "%s", "workload": "%s", "io_poll": %d, "hz": %d, "cpus": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
-                $round "$stack" "$name" "$io_poll" "$hz" "$cpus" $((busy1 - busy0)) $((total1 - total0)) "$runtime" \
-                "$(printf '%s' "$json" | tr -d '\n')" >> "$out"
+            if [ "$(map_queues "${w%% *}")" = "$poll_queues" ]; then on_default+=("$w"); else on_polled+=("$w"); fi
         done
-        stack_down "$stack"
-        sleep 1
+        [ ${#on_default[@]} = 0 ] || measure_on_map $round "$stack" "$poll_queues" "${on_default[@]}"
+        [ ${#on_polled[@]} = 0 ] || measure_on_map $round "$stack" 1 "${on_polled[@]}"
     done
 done
 # --- per-IO counts (BENCH_COUNTS) ---------------------------------------------

@@ -57,5 +57,14 @@ grep -q '^| w | ours | 1.00 | - | 2.00 |' "$tmp/rep.md" && grep -q '^| w | upstr
     grep -q '^Clock: wall clock' "$tmp/rep.md" &&
     say ok "per-IO counts: scaled to the measured part, a failed run named, a field not counted shown as -; the clock stated" ||
     say "not ok" "counts table: $(grep -A6 '^Per IO' "$tmp/rep.md")"
+# The map each workload ran on (BENCH_POLL_QUEUES=0: the default map, and a
+# polled map for the polled workload) is stated under the table.
+{
+    run 0 ours 1000 1200 | sed 's/"io_poll": 0/"poll_queues": 0, "io_poll": 0/'
+    run 0 ours 900 1200 | sed 's/"workload": "w"/"workload": "w-polled"/; s/"io_poll": 0/"poll_queues": 1, "io_poll": 1/'
+} > "$tmp/m.jsonl"
+python3 "$top/tools/bench-report.py" "$tmp/m.jsonl" "$tmp/m" > /dev/null 2>&1
+grep -qx 'Maps: nr_poll_queues=0 (the default map): w; nr_poll_queues=1 (polled map): w-polled.' "$tmp/m.md" &&
+    say ok "the report names each workload's map" || say "not ok" "maps line: $(grep '^Maps' "$tmp/m.md")"
 echo "1..$n"
 exit $failed

@@ -49,6 +49,28 @@ void* counted_alloc(AllocCounter& counter, size_t size, Gfp gfp)
     return memory;
 }
 
+void* counted_alloc_pages(AllocCounter& counter, size_t size, Gfp gfp)
+{
+    register_counter(counter);
+    void* memory = injected_failure() ? nullptr : kapi_alloc_pages_exact(size, gfp.flags());
+    if (!memory) {
+        counter.failed.fetch_add(1, MemoryOrder::kRelaxed);
+        return nullptr;
+    }
+    counter.live.fetch_add(1, MemoryOrder::kRelaxed);
+    counter.total.fetch_add(1, MemoryOrder::kRelaxed);
+    return memory;
+}
+
+void counted_free_pages(AllocCounter& counter, void* pointer, size_t size)
+{
+    if (!pointer)
+        return;
+    s64 before = counter.live.fetch_sub(1, MemoryOrder::kRelaxed);
+    CXXRT_ASSERT(before > 0);  // freeing more than was allocated: a double free
+    kapi_free_pages_exact(pointer, size);
+}
+
 void counted_free(AllocCounter& counter, const void* pointer)
 {
     if (!pointer)

@@ -9,8 +9,13 @@ Result<UniquePtr<DmaBuffer>> DmaBuffer::create(Gfp gfp, Device device, size_t si
     if (!device || size == 0 || size > 0xffffffffu)
         return Error(cxxrt::err::kInval);
     auto buffer = CXXRT_TRY(cxxrt::make_unique<DmaBuffer>(gfp, Private{}, device, size, direction));
-    buffer->owned_ = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(gfp, u32(size)));
-    buffer->data_ = buffer->owned_.data();
+    if (size > kLargestSlabBuffer) {
+        buffer->owned_pages_ = CXXRT_TRY(cxxrt::PageBuffer::create_zeroed(gfp, size));
+        buffer->data_ = buffer->owned_pages_.data();
+    } else {
+        buffer->owned_ = CXXRT_TRY(cxxrt::Array<u8>::create_zeroed(gfp, u32(size)));
+        buffer->data_ = buffer->owned_.data();
+    }
     unsigned long long dma_addr = 0;
     CXXRT_TRY(cxxrt::to_result(kapi_ib_dma_map_single(device.raw(), buffer->data_, size, int(direction), &dma_addr)));
     buffer->dma_addr_ = dma_addr;

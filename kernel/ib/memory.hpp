@@ -11,6 +11,7 @@
 
 #include <cxxrt/array.hpp>
 #include <cxxrt/new.hpp>
+#include <cxxrt/pages.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/unique_ptr.hpp>
 #include "kernel/ib/ib.hpp"
@@ -22,6 +23,10 @@ class DmaBuffer final : cxxrt::Pinned {
     struct Private {};
 
 public:
+    // Above this size create() takes whole pages instead of kmalloc (whose
+    // caches end here): cxxrt/pages.hpp says why.
+    static constexpr size_t kLargestSlabBuffer = 8192;
+
     // size bytes of zeroed, physically contiguous memory, mapped for device.
     static Result<UniquePtr<DmaBuffer>> create(Gfp gfp, Device device, size_t size, DmaDirection direction);
     // A mapping for `device` of memory the caller owns and keeps until
@@ -61,8 +66,11 @@ public:
 
 private:
     Device device_;
-    cxxrt::Array<u8> owned_;  // the memory create() allocated (none for map_memory's)
-    u8* data_ = nullptr;      // owned_'s, or the caller's
+    // The memory create() allocated (none for map_memory's): kmalloc'd up
+    // to kmalloc's largest cache, whole pages above (not counted as slab).
+    cxxrt::Array<u8> owned_;
+    cxxrt::PageBuffer owned_pages_;
+    u8* data_ = nullptr;  // owned_'s, owned_pages_', or the caller's
     size_t size_;
     u64 dma_addr_ = 0;
     DmaDirection direction_;

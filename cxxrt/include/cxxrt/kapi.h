@@ -25,6 +25,10 @@ void kapi_kfree(const void *ptr) KAPI_NOEXCEPT;
 /* Large buffers (vmalloc). KAPI: process context. */
 void *kapi_vzalloc(unsigned long size) KAPI_NOEXCEPT;
 void kapi_vfree(const void *ptr) KAPI_NOEXCEPT;
+/* Whole pages (alloc_pages_exact): physically contiguous, not slab. KAPI:
+ * any context if gfp allows; free with the same size. */
+void *kapi_alloc_pages_exact(unsigned long size, unsigned int gfp) KAPI_NOEXCEPT;
+void kapi_free_pages_exact(void *ptr, unsigned long size) KAPI_NOEXCEPT;
 
 /* Logging. level: 0 emerg ... 7 debug (printk levels). Any context. */
 void kapi_vlog(int level, const char *fmt, __builtin_va_list args) KAPI_NOEXCEPT;

@@ -53,6 +53,8 @@ constexpr const char* type_name()
 }
 void* counted_alloc(AllocCounter& counter, size_t size, Gfp gfp);
 void counted_free(AllocCounter& counter, const void* pointer);
+void* counted_alloc_pages(AllocCounter& counter, size_t size, Gfp gfp);
+void counted_free_pages(AllocCounter& counter, void* pointer, size_t size);
 }  // namespace detail
 
 template <typename T>

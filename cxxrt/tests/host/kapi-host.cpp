@@ -34,6 +34,8 @@ void* kapi_kzalloc(unsigned long size, unsigned int) noexcept { return calloc(1,
 void kapi_kfree(const void* ptr) noexcept { free(const_cast<void*>(ptr)); }
 void* kapi_vzalloc(unsigned long size) noexcept { return calloc(1, size ? size : 1); }
 void kapi_vfree(const void* ptr) noexcept { free(const_cast<void*>(ptr)); }
+void* kapi_alloc_pages_exact(unsigned long size, unsigned int gfp) noexcept { return kapi_kmalloc(size, gfp); }
+void kapi_free_pages_exact(void* ptr, unsigned long) noexcept { free(ptr); }
 
 void kapi_vlog(int level, const char* fmt, va_list args) noexcept
 {

@@ -176,21 +176,9 @@ struct Path::Submission {
     const bool registers = io.is_read && permit.data_length;
     if (!io.slot.start(registers, registers ? request.mr_->rkey() : 0))
         return io.fail(Error(cxxrt::err::kBusy));
-    // A read that is the only IO of the path, as the one before it was: IO
-    // one at a time, nothing to batch its send with, so a software device's
-    // send tasklet (rxe) runs at once when bottom halves come back on below,
-    // in this task, instead of waking ksoftirqd and, with two CPUs, the other
-    // CPU (Documentation/bench.md, 2026-11-29: 4k QD1 reads 1.3x Linux's
-    // RNBD in wall clock). Not the first IO after a busy spell: it may lead a
-    // burst, and run inline its whole round trip would hold back the rest
-    // (with client and server on one host it then completes inside its own
-    // submission, and the next finds the path idle again). Not for writes:
-    // there that loop also starts from QD1 (QD32 writes 0.89x in cost mode).
-    const bool alone = inflight_.fetch_add(1) == 0;
-    const bool was_alone = last_submission_alone_.load(cxxrt::MemoryOrder::kRelaxed);
-    if (was_alone != alone)
-        last_submission_alone_.store(alone, cxxrt::MemoryOrder::kRelaxed);
-    const bool inline_send = alone && was_alone && io.is_read;
+    // IO one at a time: the send runs in this task when bottom halves come
+    // back on below (rtrs-inline-send.hpp).
+    const bool inline_send = inline_sends_.next(inflight_.fetch_add(1) == 0, io.is_read);
     {
         cxxrt::CpuGuard cpu;
         request.submit_cpu_ = cpu.cpu();

@@ -8,6 +8,7 @@
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 #include "rtrs/client/rtrs-clt-connection.hpp"
+#include "rtrs/core/rtrs-inline-send.hpp"
 
 namespace rtrs::clt {
 
@@ -176,9 +177,7 @@ private:
     Heartbeat heartbeat_;
     cxxrt::DrainCounter submitters_{cxxrt::lock_class<"rtrs::clt::Path::submitters_">};
     Atomic<u32> inflight_{0};
-    // Whether the last submission found no other IO in flight (a hint for
-    // post_request, any CPU may change it: relaxed).
-    Atomic<bool> last_submission_alone_{false};
+    InlineSendPolicy inline_sends_;
     cxxrt::PerCpu<ClientCpuStats> stats_;
     ReconnectCounters reconnects_;
     // INFO_REQ/INFO_RSP on cid 0.

@@ -331,10 +331,10 @@ Result<void> Session::ensure_chunks()
     if (chunk_owners_.size() == 0)
         CXXRT_TRY(chunk_owners_.init(p.queue_depth, Gfp::kernel()));
     if (!chunks_)
-        chunks_ = CXXRT_TRY(Array<Array<u8>>::create(Gfp::kernel(), p.queue_depth));
+        chunks_ = CXXRT_TRY(Array<cxxrt::PageBuffer>::create(Gfp::kernel(), p.queue_depth));
     // A failed earlier attempt left some chunks: keep them, add the rest.
     while (chunk_count_ < p.queue_depth) {
-        chunks_[chunk_count_] = CXXRT_TRY(Array<u8>::create_zeroed(Gfp::kernel(), p.chunk_size));
+        chunks_[chunk_count_] = CXXRT_TRY(cxxrt::PageBuffer::create_zeroed(Gfp::kernel(), p.chunk_size));
         ++chunk_count_;
         g_counters.chunk_bytes.add(p.chunk_size);
     }

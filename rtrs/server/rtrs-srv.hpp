@@ -35,6 +35,7 @@
 #include <cxxrt/foreign.hpp>
 #include <cxxrt/time.hpp>
 #include <cxxrt/list.hpp>
+#include <cxxrt/pages.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/sync.hpp>
 #include <cxxrt/unique_ptr.hpp>
@@ -421,7 +422,9 @@ private:
     ClientKey client_;
     char name_[256] = {};  // set once, under Context::mutex() (claim_session_name)
     cxxrt::Mutex chunks_mutex_{cxxrt::lock_class<"rtrs::srv::Session::chunks_mutex_">};
-    cxxrt::Array<cxxrt::Array<u8>> chunks_;
+    // Whole pages (cxxrt/pages.hpp): queue depth x chunk size, 64 MiB at the
+    // defaults, would otherwise show as slab.
+    cxxrt::Array<cxxrt::PageBuffer> chunks_;
     u32 chunk_count_ CXXRT_GUARDED_BY(chunks_mutex_) = 0;  // chunks_ itself is read unlocked once ensure_chunks() made it
     ChunkOwners chunk_owners_;  // sized under chunks_mutex_, then lock-free
 };

@@ -32,6 +32,24 @@ bool injected_failure()
     return false;
 }
 
+// An allocation's outcome in its type's counter; returns the memory.
+void* counted(AllocCounter& counter, void* memory)
+{
+    if (!memory) {
+        counter.failed.fetch_add(1, MemoryOrder::kRelaxed);
+        return nullptr;
+    }
+    counter.live.fetch_add(1, MemoryOrder::kRelaxed);
+    counter.total.fetch_add(1, MemoryOrder::kRelaxed);
+    return memory;
+}
+
+void uncount(AllocCounter& counter)
+{
+    s64 before = counter.live.fetch_sub(1, MemoryOrder::kRelaxed);
+    CXXRT_ASSERT(before > 0);  // freeing more than was allocated: a double free
+}
+
 }  // namespace
 
 namespace detail {
@@ -39,45 +57,29 @@ namespace detail {
 void* counted_alloc(AllocCounter& counter, size_t size, Gfp gfp)
 {
     register_counter(counter);
-    void* memory = injected_failure() ? nullptr : kapi_kmalloc(size, gfp.flags());
-    if (!memory) {
-        counter.failed.fetch_add(1, MemoryOrder::kRelaxed);
-        return nullptr;
-    }
-    counter.live.fetch_add(1, MemoryOrder::kRelaxed);
-    counter.total.fetch_add(1, MemoryOrder::kRelaxed);
-    return memory;
+    return counted(counter, injected_failure() ? nullptr : kapi_kmalloc(size, gfp.flags()));
 }
 
 void* counted_alloc_pages(AllocCounter& counter, size_t size, Gfp gfp)
 {
     register_counter(counter);
-    void* memory = injected_failure() ? nullptr : kapi_alloc_pages_exact(size, gfp.flags());
-    if (!memory) {
-        counter.failed.fetch_add(1, MemoryOrder::kRelaxed);
-        return nullptr;
-    }
-    counter.live.fetch_add(1, MemoryOrder::kRelaxed);
-    counter.total.fetch_add(1, MemoryOrder::kRelaxed);
-    return memory;
-}
-
-void counted_free_pages(AllocCounter& counter, void* pointer, size_t size)
-{
-    if (!pointer)
-        return;
-    s64 before = counter.live.fetch_sub(1, MemoryOrder::kRelaxed);
-    CXXRT_ASSERT(before > 0);  // freeing more than was allocated: a double free
-    kapi_free_pages_exact(pointer, size);
+    return counted(counter, injected_failure() ? nullptr : kapi_alloc_pages_exact(size, gfp.flags()));
 }
 
 void counted_free(AllocCounter& counter, const void* pointer)
 {
     if (!pointer)
         return;
-    s64 before = counter.live.fetch_sub(1, MemoryOrder::kRelaxed);
-    CXXRT_ASSERT(before > 0);  // freeing more than was allocated: a double free
+    uncount(counter);
     kapi_kfree(pointer);
+}
+
+void counted_free_pages(AllocCounter& counter, void* pointer, size_t size)
+{
+    if (!pointer)
+        return;
+    uncount(counter);
+    kapi_free_pages_exact(pointer, size);
 }
 
 }  // namespace detail

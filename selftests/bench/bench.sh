@@ -272,8 +272,9 @@ record_error() { # round stack workload message
 # map_queues WORKLOAD: the poll queues of the map it runs on: BENCH_POLL_QUEUES
 # (0 by default: the default map, what users run), except that the polled
 # workload gets a map of its own with one poll queue when that is 0.
+polled_map_queues=1
 map_queues() {
-    case $1 in *-polled) [ "$poll_queues" = 0 ] && { echo 1; return; } ;; esac
+    case $1 in *-polled) [ "$poll_queues" = 0 ] && { echo $polled_map_queues; return; } ;; esac
     echo "$poll_queues"
 }
 # measure_on_map ROUND STACK QUEUES WORKLOAD...: loads the stack, maps its
@@ -329,7 +330,7 @@ for ((round = 0; round < rounds; round++)); do
             if [ "$(map_queues "${w%% *}")" = "$poll_queues" ]; then on_default+=("$w"); else on_polled+=("$w"); fi
         done
         [ ${#on_default[@]} = 0 ] || measure_on_map $round "$stack" "$poll_queues" "${on_default[@]}"
-        [ ${#on_polled[@]} = 0 ] || measure_on_map $round "$stack" 1 "${on_polled[@]}"
+        [ ${#on_polled[@]} = 0 ] || measure_on_map $round "$stack" $polled_map_queues "${on_polled[@]}"
     done
 done
 # --- per-IO counts (BENCH_COUNTS) ---------------------------------------------

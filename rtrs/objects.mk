@@ -3,7 +3,7 @@
 # address parser from ../common/objects.mk ($(common-objs)).
 rtrs-codec-objs := rtrs/core/rtrs-codec.o
 rtrs-client-objs = rtrs/client/rtrs-clt-mod.o rtrs/client/rtrs-clt-export.o rtrs/trace/kapi-rtrs-clt-trace.o rtrs/client/rtrs-clt.o \
-	rtrs/client/rtrs-clt-session.o rtrs/client/rtrs-clt-path.o rtrs/client/rtrs-clt-handshake.o rtrs/client/rtrs-clt-io.o rtrs/client/rtrs-clt-connection.o rtrs/client/rtrs-clt-sysfs.o \
+	rtrs/client/rtrs-clt-session.o rtrs/client/rtrs-clt-path.o rtrs/client/rtrs-clt-handshake.o rtrs/client/rtrs-clt-io.o rtrs/client/rtrs-clt-read-slots.o rtrs/client/rtrs-clt-connection.o rtrs/client/rtrs-clt-sysfs.o \
 	rtrs/core/rtrs-clt-proto.o \
 	$(rtrs-codec-objs) \
 	$(common-objs) rtrs/core/rtrs-clt-policy.o rtrs/core/rtrs-stats.o rtrs/core/rtrs-permits.o $(kernel-ib-objs)

@@ -90,6 +90,20 @@ Result<void> ScatterList::copy_from(scatterlist* caller, u32 count, u32 data_len
     return {};
 }
 
+Result<void> ScatterList::copy_into(scatterlist* caller, u32 count, cxxrt::ConstByteSpan from)
+{
+    size_t copied = 0;
+    for (u32 i = 0; i < count && copied < from.size() && caller; ++i) {
+        const size_t length = cxxrt::min(size_t(kapi_sg_length(caller)), from.size() - copied);
+        cxxrt::copy_bytes(kapi_sg_virt(caller), from.data() + copied, length);
+        copied += length;
+        caller = kapi_sg_next(caller);
+    }
+    if (copied != from.size())
+        return Error(cxxrt::err::kInval);
+    return {};
+}
+
 Result<int> ScatterList::map(Device device, DmaDirection direction)
 {
     if (dma_nents_ || !device)

@@ -63,6 +63,17 @@ public:
     // before the device reads what the CPU wrote (or writes again).
     void sync_for_cpu() { kapi_ib_dma_sync_for_cpu(device_.raw(), dma_addr_, size_, int(direction_)); }
     void sync_for_device() { kapi_ib_dma_sync_for_device(device_.raw(), dma_addr_, size_, int(direction_)); }
+    // The same for [offset, offset + length) only (clamped to the buffer).
+    void sync_for_cpu(size_t offset, size_t length)
+    {
+        const Sge range = sge(0, offset, length);
+        kapi_ib_dma_sync_for_cpu(device_.raw(), range.addr, range.length, int(direction_));
+    }
+    void sync_for_device(size_t offset, size_t length)
+    {
+        const Sge range = sge(0, offset, length);
+        kapi_ib_dma_sync_for_device(device_.raw(), range.addr, range.length, int(direction_));
+    }
 
 private:
     Device device_;
@@ -95,6 +106,10 @@ public:
     // last entry cut to fit: the pages stay where they are, only the table
     // is copied. EINVAL if the list is shorter or does not cover the length.
     Result<void> copy_from(scatterlist* caller, u32 count, u32 data_length);
+    // Copies `from` into the memory of the first `count` entries of a
+    // caller's scatterlist (chained tables followed; kernel memory, as for
+    // copy_from). EINVAL, with part copied, if they hold less than `from`.
+    static Result<void> copy_into(scatterlist* caller, u32 count, cxxrt::ConstByteSpan from);
     // ib_dma_map_sg; returns the number of DMA segments.
     Result<int> map(Device device, DmaDirection direction);
     void unmap();

@@ -45,8 +45,9 @@ ib::ConnectionConfig Path::connection_config(u16 cid, ib::Device device) const
     u32 send = 0;
     u32 receive = 0;
     if (cid == 0) {
-        // Heartbeats, their acks and INFO_REQ.
-        send = kServiceReceives + 2;
+        // Heartbeats, their acks, INFO_REQ and the read slots' LOCAL_INV
+        // and REG_MR.
+        send = kServiceReceives + 4;
         receive = kServiceReceives + 1;
     } else {
         // Each IO may post a LOCAL_INV, a REG_MR and a write, or a
@@ -268,7 +269,49 @@ Result<void> Path::create_requests()
         if (!table_.index_rkey(i, requests_[i].mr_->rkey()))
             cxxrt::log::warn_ratelimited("%s: MR index shared, invalidating every READ locally", name_);
     }
+    return create_read_slots();
+}
+
+Result<void> Path::create_read_slots()
+{
+    read_slots_.reset();
+    auto attrs = pd_->device().attrs();
+    const u32 count = cxxrt::min(cxxrt::min(g_read_slots, u32(params_.queue_depth)), attrs.max_fast_reg_page_list_len);
+    if (count == 0)
+        return {};
+    if (auto created = read_slots_.create(pd_->device(), pd_, count); !created) {
+        // A path that registers every READ still works: no reason to fail.
+        cxxrt::log::warn("%s: no read slots (%d): every READ registers its pages", name_, created.to_errno());
+        read_slots_.reset();
+        return {};
+    }
+    // On the service connection, which carries no IO yet: the first READ
+    // that names the slots' key is posted after this completed.
+    ClientConnection& service = *connections_[0];
+    read_slots_registered_.reinit();
+    read_slots_result_ = -cxxrt::err::kConnReset;
+    {
+        ib::SendChain chain;
+        read_slots_.add_registration(chain, &read_slots_done_);
+        cxxrt::IrqSpinGuard guard(service.post_lock());
+        CXXRT_TRY(chain.post(service.qp()));
+    }
+    if (!read_slots_registered_.wait_timeout(kConnectTimeoutMs)) {
+        cxxrt::log::err("%s: read slots not registered within %u ms", name_, kConnectTimeoutMs);
+        return Error(cxxrt::err::kTimedOut);
+    }
+    if (read_slots_result_)
+        return Error::from_errno(read_slots_result_);
+    read_slots_.set_registered();
     return {};
+}
+
+void Path::on_read_slots_registered(const ib::WorkCompletion& wc)
+{
+    if (!wc.ok() && !wc.flushed())
+        cxxrt::log::err_ratelimited("%s: read slots registration failed: %s", name_, wc.status_text());
+    read_slots_result_ = wc.ok() ? 0 : -cxxrt::err::kConnReset;
+    read_slots_registered_.complete();
 }
 
 }  // namespace rtrs::clt

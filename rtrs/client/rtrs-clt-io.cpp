@@ -57,6 +57,7 @@ struct Path::Submission {
     u8* message;
     const u32 lkey;
     const bool is_read;
+    const bool in_slot;  // a READ landing in the path's read slot (rtrs-clt-read-slots.hpp)
     int dma_entries = 0;
     RemoteChunk chunk{};
     ib::Sge sges[kMaxSge]{};
@@ -89,9 +90,10 @@ struct Path::Submission {
     permit.path_index.store(index_, cxxrt::MemoryOrder::kRelaxed);
     request.connection_ = io.connection;
     request.sg_mapped_ = false;
+    request.in_read_slot_ = io.in_slot;
     request.pending_errno_ = 0;
 
-    if (permit.data_length) {
+    if (permit.data_length && !io.in_slot) {
         auto mapped = map_user_sg(*request.sg_, permit.sg, permit.sg_count, permit.data_length, pd_->device(),
                                   io.is_read ? ib::DmaDirection::kFromDevice : ib::DmaDirection::kToDevice);
         if (!mapped)
@@ -117,7 +119,10 @@ struct Path::Submission {
     io.plan = planned.value();
     codec::SgEntry descriptor;
     u16 flags = 0;
-    if (permit.data_length) {
+    if (io.in_slot) {
+        // No registration and no invalidation: the answer's copy moves it.
+        descriptor = read_slots_.descriptor(permit.id, permit.data_length);
+    } else if (permit.data_length) {
         auto pages = request.mr_->map_sg(*request.sg_);
         if (!pages || pages.value() != io.dma_entries)
             return io.fail(Error(cxxrt::err::kInval));
@@ -173,7 +178,7 @@ struct Path::Submission {
     request.message_->sync_for_device();
 
     request.submitted_ns_ = cxxrt::local_clock_ns();
-    const bool registers = io.is_read && permit.data_length;
+    const bool registers = io.is_read && permit.data_length && !io.in_slot;
     if (!io.slot.start(registers, registers ? request.mr_->rkey() : 0))
         return io.fail(Error(cxxrt::err::kBusy));
     // IO one at a time: the send runs in this task when bottom halves come
@@ -236,8 +241,15 @@ Result<void> Path::submit(Permit& permit)
     RequestSlot& slot = table_.slot(permit.id);
     if (slot.state() != RequestSlot::State::kIdle)
         return Error(cxxrt::err::kBusy);
-    Submission io{permit, request, slot, io_connection(permit), request.message_->data(), pd_->local_dma_lkey(),
-                  permit.direction == RTRS_READ};
+    const bool is_read = permit.direction == RTRS_READ;
+    Submission io{permit,
+                  request,
+                  slot,
+                  io_connection(permit),
+                  request.message_->data(),
+                  pd_->local_dma_lkey(),
+                  is_read,
+                  is_read && read_slots_.takes(permit.id, permit.data_length)};
     CXXRT_TRY(start_request(io));
     CXXRT_TRY(io.is_read ? build_read(io) : build_write(io));
     return post_request(io);
@@ -419,6 +431,15 @@ void Path::finish_request(PathRequest& request, int error)
         request.sg_->unmap();
     request.sg_mapped_ = false;
     Permit* permit = cxxrt::exchange(request.permit_, nullptr);
+    if (cxxrt::exchange(request.in_read_slot_, false) && permit && error == 0) {
+        // The server wrote the data into the slot; the caller's pages get it
+        // before the permit can be reused.
+        if (!read_slots_.copy_out(request.id_, permit->data_length, permit->sg, permit->sg_count)) {
+            cxxrt::log::err_ratelimited("%s: READ %u: the caller's scatterlist holds less than %u bytes", name_,
+                                        request.id_, permit->data_length);
+            error = -cxxrt::err::kIo;
+        }
+    }
     // Idle again before the user may reuse the permit (from the callback).
     table_.slot(request.id_).finish();
     inflight_.fetch_sub(1);
@@ -464,6 +485,7 @@ void Path::fail_over_requests()
         if (request.sg_mapped_)
             request.sg_->unmap();
         request.sg_mapped_ = false;
+        request.in_read_slot_ = false;
         Permit* permit = cxxrt::exchange(request.permit_, nullptr);
         inflight_.fetch_sub(1);
         if (!permit)

@@ -29,6 +29,7 @@ private:
     Permit* permit_ = nullptr;
     ClientConnection* connection_ = nullptr;
     bool sg_mapped_ = false;
+    bool in_read_slot_ = false;  // a READ landing in the path's read slot of this id
     int pending_errno_ = 0;
     bool pending_invalidate_locally_ = false;
     u32 submit_cpu_ = 0;

@@ -273,6 +273,7 @@ void Path::teardown()
                 connections_[cid]->release_queues();
     }
     requests_.reset();
+    read_slots_.reset();
     table_.reset();
     info_request_.reset();
     info_response_.reset();

@@ -8,6 +8,7 @@
 #include "rtrs/client/rtrs-clt-permit.hpp"
 #include "rtrs/client/rtrs-clt-path-request.hpp"
 #include "rtrs/client/rtrs-clt-connection.hpp"
+#include "rtrs/client/rtrs-clt-read-slots.hpp"
 #include "rtrs/core/rtrs-inline-send.hpp"
 
 namespace rtrs::clt {
@@ -109,6 +110,10 @@ private:
     Result<void> connect() CXXRT_REQUIRES(control_);
     Result<void> exchange_info();
     Result<void> create_requests();
+    // The read slots of this connect, registered on the service connection;
+    // without them (read_slots=0, or no memory) every READ registers.
+    Result<void> create_read_slots();
+    void on_read_slots_registered(const ib::WorkCompletion& wc);
     void teardown() CXXRT_REQUIRES(control_);
     void finish_closing();
     void fail_over_requests();
@@ -174,6 +179,10 @@ private:
     cxxrt::Array<RemoteChunk> chunks_;  // queue depth of them, from the INFO_RSP
     cxxrt::Array<PathRequest> requests_;
     RequestTable table_;  // answer state of requests_ (same ids)
+    ReadSlots read_slots_;  // made with requests_, freed after them
+    cxxrt::Completion read_slots_registered_{cxxrt::lock_class<"rtrs::clt::Path::read_slots_registered_">};
+    int read_slots_result_ = 0;
+    ib::Completion read_slots_done_{ib::Completion::member<Path, &Path::on_read_slots_registered>, this};
     Heartbeat heartbeat_;
     cxxrt::DrainCounter submitters_{cxxrt::lock_class<"rtrs::clt::Path::submitters_">};
     Atomic<u32> inflight_{0};

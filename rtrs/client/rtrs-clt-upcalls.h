@@ -14,8 +14,11 @@
 extern "C" {
 #endif
 
-/* KAPI: module_init, process context. 0 or a negative errno. */
-int rtrs_clt_cxx_init(void) KAPI_NOEXCEPT;
+/*
+ * KAPI: module_init, process context. 0 or a negative errno (-EINVAL:
+ * @read_slots outside 0..4096).
+ */
+int rtrs_clt_cxx_init(int read_slots) KAPI_NOEXCEPT;
 /* KAPI: module_exit, process context. */
 void rtrs_clt_cxx_exit(void) KAPI_NOEXCEPT;
 

@@ -18,6 +18,7 @@ constinit SessionNames* g_session_names = nullptr;
 }  // namespace
 
 constinit Faults g_faults = {};
+constinit u32 g_read_slots = 0;
 constinit Counters g_counters = {};
 
 cxxrt::Workqueue& workqueue() { return *g_workqueue; }
@@ -48,8 +49,11 @@ void unload()
 
 }  // namespace
 
-extern "C" int rtrs_clt_cxx_init(void) noexcept
+extern "C" int rtrs_clt_cxx_init(int read_slots) noexcept
 {
+    if (read_slots < 0 || u32(read_slots) > ReadSlots::kMaxSlots)
+        return -cxxrt::err::kInval;
+    g_read_slots = u32(read_slots);
     int rc = cxxrt_module_init();
     if (rc)
         return rc;

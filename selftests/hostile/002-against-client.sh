@@ -83,7 +83,9 @@ trap cleanup EXIT
 setup() {
     rxe_setup 1 >/dev/null || return 1
     modprobe rdma_cm && modprobe brd rd_nr=1 rd_size=65536 || return 1
-    insmod rtrs/rtrs-client.ko && insmod rnbd/rnbd-client.ko && insmod $ko mode=client port=1234
+    # read_slots=0: every READ registers the caller's pages, the case the
+    # invalidation cases below are about (a slot READ has no key to fake).
+    insmod rtrs/rtrs-client.ko read_slots=0 && insmod rnbd/rnbd-client.ko && insmod $ko mode=client port=1234
 }
 check "setup: rxe, our client, the hostile server on port 1234" setup || tap_skip_all "setup failed"
 addr=${RXE_ADDR[0]}

@@ -18,9 +18,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# module: "name=default" of every parameter, in modinfo's order (none for rtrs-client).
+# module: "name=default" of every parameter, in modinfo's order.
 declare -A params=(
-    [rtrs/rtrs-client]=""
+    [rtrs/rtrs-client]="read_slots=64"
     [rnbd/rnbd-client]="control_timeout_ms=120000"
     [rtrs/rtrs-server]="max_chunk_size=131072 sess_queue_depth=512 always_invalidate=Y max_sessions=64 info_timeout_ms=10000 max_sessions_per_client=8 max_connections_per_path=512 max_connections_per_client=1024 max_connections=8192"
     [rnbd/rnbd-server]="port_nr=1234 dev_search_path=/ file_export_dir= allow_realtime_ioprio=N allow_fileio_of_block_devices=N exports_only=N idle_session_timeout_ms=60000"
@@ -81,6 +81,12 @@ refused() { # errno module name args...
 }
 long=/$(printf 'a%.0s' $(seq 4095))
 : > "$tmp/file"
+refused EINVAL rtrs/rtrs-client rtrs_client read_slots=-1
+refused EINVAL rtrs/rtrs-client rtrs_client read_slots=4097
+refused EINVAL rtrs/rtrs-client rtrs_client read_slots=abc
+check "rtrs_client: loads with read_slots=0 (every READ registers) and with 4096" \
+    bash -c "insmod rtrs/rtrs-client.ko read_slots=0 && grep -qx 0 /sys/module/rtrs_client/parameters/read_slots &&
+             rmmod rtrs_client && insmod rtrs/rtrs-client.ko read_slots=4096 && rmmod rtrs_client"
 refused EINVAL rtrs/rtrs-server rtrs_server max_chunk_size=4096
 refused EINVAL rtrs/rtrs-server rtrs_server max_chunk_size=12288
 refused EINVAL rtrs/rtrs-server rtrs_server max_chunk_size=-131072

@@ -109,7 +109,9 @@ def maps_note(records):
         return ""
     parts = [f"nr_poll_queues={q} ({'the default map' if q == 0 else 'polled map'}): {', '.join(ws)}"
              for q, ws in sorted(by_queues.items())]
-    return "Maps: " + "; ".join(parts) + "."
+    modes = sorted({r["always_invalidate"] for r in records if "always_invalidate" in r})
+    servers = f" RNBD servers: always_invalidate={'/'.join(modes)}." if modes else ""
+    return "Maps: " + "; ".join(parts) + "." + servers
 
 
 def round_ratios(mine, theirs, rounds):

@@ -18,7 +18,8 @@
 # Environment (passed to the guest): BENCH_RUNTIME (s per workload, 10),
 # BENCH_ROUNDS (3), BENCH_STACKS ("ours upstream nvmeof"), BENCH_BACKING
 # (brd|null), BENCH_WORKLOADS (names, default all), BENCH_POLL_QUEUES (0: the default map; the polled workload maps with 1),
-# BENCH_RNBD_OPTS; BENCH_SMP (vCPUs, 2);
+# BENCH_RNBD_OPTS; BENCH_ALWAYS_INVALIDATE (Y|N: both RNBD servers' always_invalidate, Y
+# their default); BENCH_SMP (vCPUs, 2);
 # BENCH_CLOCK=wall (default) or icount: the cost mode. The guest's clock
 # advances by the instructions it executes (one vCPU, single-threaded TCG,
 # QEMU -icount shift=BENCH_ICOUNT_SHIFT (3: 8 ns each),sleep=off), so IOPS
@@ -89,6 +90,11 @@ icount)
 *) echo "bench: BENCH_CLOCK is wall or icount, not '$clock'" >&2; exit 2 ;;
 esac
 export BENCH_CLOCK=$clock
+always_invalidate=${BENCH_ALWAYS_INVALIDATE:-Y}
+case $always_invalidate in
+Y | N) ;;
+*) echo "bench: BENCH_ALWAYS_INVALIDATE is Y or N, not '$always_invalidate'" >&2; exit 2 ;;
+esac
 # workloads (9 unless BENCH_WORKLOADS names fewer) x stacks x (ramp + runtime
 # + ~5 s setup) per round, plus fills.
 nstacks=$(echo $stacks | wc -w)
@@ -120,6 +126,7 @@ tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --
     -- env BENCH_RUNTIME="$runtime" BENCH_ROUNDS="$rounds" BENCH_STACKS="$stacks" BENCH_BASELINE_DIR="$baseline_dir" \
        BENCH_BACKING="${BENCH_BACKING:-brd}" BENCH_WORKLOADS="${BENCH_WORKLOADS:-}" \
        BENCH_POLL_QUEUES="${BENCH_POLL_QUEUES:-0}" BENCH_RNBD_OPTS="${BENCH_RNBD_OPTS:-}" \
+       BENCH_ALWAYS_INVALIDATE="$always_invalidate" \
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
        BENCH_COUNTS="${BENCH_COUNTS:-$counts_default}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
        BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \

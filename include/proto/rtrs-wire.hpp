@@ -80,12 +80,24 @@ enum MsgFlag : u32 {
     // CON_RSP: the server re-registers each chunk after every IO and sends
     // RKEY_RSP with the new rkey (server option always_invalidate).
     kMsgFlagNewRkey = 1u << 1,
+    // CON_RSP, this implementation's extension (Linux's peers neither ask
+    // for nor set it): with kMsgFlagNewRkey, the answer of a READ without
+    // kMsgFlagNeedInvalidate that succeeded is one RDMA write with
+    // immediate of the data followed by the chunk's new rkey (le32), into
+    // the READ's buffer, instead of the data and an RKEY_RSP. Only for a
+    // client whose CON_REQ set kConnReqKeyAfterData.
+    kMsgFlagKeyAfterData = 1u << 16,
 };
 inline constexpr u32 kReadFlagsKnown = kMsgFlagNeedInvalidate;
-inline constexpr u32 kConnRspFlagsKnown = kMsgFlagNewRkey;
+inline constexpr u32 kConnRspFlagsKnown = kMsgFlagNewRkey | kMsgFlagKeyAfterData;
 
-// ConnReq::flags bit 0 (the first-connection bit; bits 1..7 reserved).
+// ConnReq::flags bit 0 (the first-connection bit; bits 2..7 reserved).
 inline constexpr u8 kConnReqFirstConnection = 0x01;
+// ConnReq::flags bit 1, this implementation's extension: every READ buffer
+// this client names without kMsgFlagNeedInvalidate has 4 bytes of room
+// after its length, for the new rkey (kMsgFlagKeyAfterData). Linux's server
+// reads only bit 0 of the byte.
+inline constexpr u8 kConnReqKeyAfterData = 0x02;
 
 // ---------------------------------------------------------------------------
 // Immediate data (32 bits, sent big-endian in the work request)
@@ -206,7 +218,7 @@ struct ConnReq {
     le16 recon_cnt;  // reconnect counter of the path
     Uuid sess_uuid;  // identifies the path
     Uuid paths_uuid; // identifies the session (all paths of one client)
-    u8 flags;        // kConnReqFirstConnection; other bits reserved
+    u8 flags;        // kConnReqFirstConnection, kConnReqKeyAfterData; other bits reserved
     u8 reserved_tail[11];
 };
 
@@ -218,7 +230,7 @@ struct ConnRsp {
     le16 queue_depth;  // number of server chunks for the session
     le32 max_io_size;  // chunk size minus max_hdr_size
     le32 max_hdr_size;
-    le32 flags;        // kMsgFlagNewRkey
+    le32 flags;        // kMsgFlagNewRkey, kMsgFlagKeyAfterData
     u8 reserved_tail[36];
 };
 

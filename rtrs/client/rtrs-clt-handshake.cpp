@@ -86,6 +86,9 @@ Result<cxxrt::size_t> Path::build_conn_req(u16 cid, cxxrt::ByteSpan out) const
     // The first path of a session creates it on the server; any path that
     // was connected once may re-create it (the server may have dropped it).
     fields.first_conn = first_conn_ || connected_once_;
+    // Our READ buffers without NEED_INVAL are read slots, which have room
+    // for the key after the data.
+    fields.key_after_data = ReadSlots::asks_key_after_data();
     return codec::build_conn_req(out, fields);
 }
 
@@ -168,6 +171,7 @@ Result<void> Path::accept_conn_rsp(u16 cid, const codec::ConnRspFields& response
     }
     ConnRspLimits limits;
     limits.min_hdr_size = u32(session_.user_header_size() + wire::rdma_read_size(1));
+    limits.asked_key_after_data = ReadSlots::asks_key_after_data();
     auto checked = check_conn_rsp(response, limits);
     if (!checked)
         cxxrt::log::err("%s: CON_RSP refused (%d): queue depth %u (1..%u), max IO %u (>= %u), header %u (%u..%u)",

@@ -260,6 +260,7 @@ void Path::on_receive(u16 cid, const ReceiveEvent& event, cxxrt::ConstByteSpan p
     ConnectionRole role;
     role.queue_depth = params_.queue_depth;
     role.always_invalidate = new_rkey();
+    role.key_after_data = (params_.flags & wire::kMsgFlagKeyAfterData) != 0;
     role.carries_io = cid != 0 || connection_count_ == 1;
     const ReceiveDecision decision = classify_receive(event, payload, role);
     const bool about_io = decision.kind == ReceiveKind::kInvalidation || decision.kind == ReceiveKind::kResponse;
@@ -311,6 +312,15 @@ void Path::complete_request(const ReceiveDecision& response)
         return;
     }
     PathRequest& request = requests_[id];
+    if (response.key_after_data && !request.in_read_slot_) {
+        // Only a READ into a read slot named a buffer with room for the key
+        // (our CON_REQ's promise). The request stays in flight: the
+        // teardown fails it over.
+        cxxrt::log::err_ratelimited("%s: request %u answered with its key after data, but it has no read slot", name_,
+                                    id);
+        fail("key after data for a request without a read slot");
+        return;
+    }
     auto answer = table_.on_response(id, response.claims_invalidated);
     if (!answer) {
         const bool idle = answer.error().code() == cxxrt::err::kAlready;
@@ -327,6 +337,10 @@ void Path::complete_request(const ReceiveDecision& response)
     // always_invalidate: the server registered the chunk anew for the next IO.
     if (response.has_new_rkey && chunks_)
         cxxrt::AtomicRef<u32>(chunks_[id].rkey).store(response.new_rkey, cxxrt::MemoryOrder::kRelaxed);
+    if (response.key_after_data && chunks_ && request.permit_) {
+        const u32 key = read_slots_.key_after(id, request.permit_->data_length);
+        cxxrt::AtomicRef<u32>(chunks_[id].rkey).store(key, cxxrt::MemoryOrder::kRelaxed);
+    }
     const bool invalidate_locally = answer.value().invalidate_locally;
     {
         // Where the answer arrived (stats/cpu_migration).

@@ -9,9 +9,10 @@ Result<void> ReadSlots::create(ib::Device device, const RefPtr<ib::ProtectionDom
     reset();
     if (count == 0 || count > kMaxSlots)
         return Error(cxxrt::err::kInval);
-    const size_t size = size_t(count) * kSlotSize;
+    const size_t size = size_t(count) * kSlotStride;
     buffer_ = CXXRT_TRY(ib::DmaBuffer::create(Gfp::kernel(), device, size, ib::DmaDirection::kFromDevice));
-    mr_ = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd, count));
+    mr_ = CXXRT_TRY(ib::MemoryRegion::create(Gfp::kernel(), pd, u32((size + ib::MemoryRegion::kPageSize - 1) /
+                                                                    ib::MemoryRegion::kPageSize)));
     CXXRT_TRY(mr_->map(*buffer_, 0, size));
     count_ = count;
     return {};

@@ -10,12 +10,17 @@
 // on the wire), one memcpy. The message is plain RTRS (a descriptor with
 // flags 0, which Linux's server also serves), so it needs no negotiation.
 //
+// With always_invalidate, a server that grants KEY_AFTER_DATA (our server;
+// Documentation/protocol.md 1.9) writes the chunk's new rkey right after
+// the data, in the slot's key room, and the answer needs no RKEY_RSP.
+//
 // The caller's pages are never remotely writable this way; the server can
 // write the path's slots only, and only through a key that dies with the
 // path's QPs (the slots are created at connect and freed by the teardown,
 // after the drain, with the requests' MRs).
 #pragma once
 
+#include <cxxrt/endian.hpp>
 #include "rtrs/client/rtrs-clt-common.hpp"
 
 namespace rtrs::clt {
@@ -26,6 +31,13 @@ extern constinit u32 g_read_slots;
 class ReadSlots : cxxrt::Pinned {
 public:
     static constexpr u32 kSlotSize = 4096;
+    // Each slot is followed by room for a server's new chunk rkey (le32,
+    // wire::kMsgFlagKeyAfterData), rounded to a cache line.
+    static constexpr u32 kKeyRoom = 64;
+    static constexpr u32 kSlotStride = kSlotSize + kKeyRoom;
+    // The CON_REQ asks for KEY_AFTER_DATA when READs may land in slots:
+    // the only READ buffers this client names without NEED_INVAL.
+    static bool asks_key_after_data() { return g_read_slots != 0; }
     // The rtrs-client module's read_slots parameter: slots per path (0: none).
     static constexpr u32 kMaxSlots = 4096;
 
@@ -48,20 +60,31 @@ public:
     // the slot given back to the device.
     codec::SgEntry descriptor(u32 id, u32 length)
     {
-        buffer_->sync_for_device(size_t(id) * kSlotSize, length);
-        return codec::SgEntry{mr_->iova() + u64(id) * kSlotSize, mr_->rkey(), length};
+        buffer_->sync_for_device(offset(id), length + sizeof(u32));
+        return codec::SgEntry{mr_->iova() + offset(id), mr_->rkey(), length};
     }
     // After the READ's answer: the slot's first `length` bytes into the
     // caller's pages (the first `count` entries of `sg`).
     Result<void> copy_out(u32 id, u32 length, scatterlist* sg, u32 count)
     {
-        buffer_->sync_for_cpu(size_t(id) * kSlotSize, length);
-        return ib::ScatterList::copy_into(sg, count, cxxrt::ConstByteSpan(buffer_->data() + size_t(id) * kSlotSize,
-                                                                         length));
+        buffer_->sync_for_cpu(offset(id), length);
+        return ib::ScatterList::copy_into(sg, count, cxxrt::ConstByteSpan(buffer_->data() + offset(id), length));
+    }
+    // A KEY_AFTER_DATA answer: the rkey the server wrote after the READ's
+    // `length` bytes in slot `id`, read once (the server can still write it;
+    // a wrong key only fails that server's next IO on the chunk).
+    u32 key_after(u32 id, u32 length)
+    {
+        buffer_->sync_for_cpu(offset(id) + length, sizeof(u32));
+        cxxrt::le32 key;
+        cxxrt::copy_bytes(&key, buffer_->data() + offset(id) + length, sizeof(key));
+        return key.get();
     }
     u32 count() const { return registered_ ? count_ : 0; }
 
 private:
+    static size_t offset(u32 id) { return size_t(id) * kSlotStride; }
+
     UniquePtr<ib::DmaBuffer> buffer_;
     UniquePtr<ib::MemoryRegion> mr_;
     u32 count_ = 0;

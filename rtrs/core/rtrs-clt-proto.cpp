@@ -20,6 +20,9 @@ Result<void> check_conn_rsp(const codec::ConnRspFields& rsp, const ConnRspLimits
         return Error(err::kInval);
     if (rsp.max_hdr_size < limits.min_hdr_size)
         return Error(err::kMsgSize);
+    if ((rsp.flags & wire::kMsgFlagKeyAfterData) &&
+        (!limits.asked_key_after_data || !(rsp.flags & wire::kMsgFlagNewRkey)))
+        return Error(err::kProto);
     return {};
 }
 
@@ -78,7 +81,13 @@ ReceiveDecision classify_receive(const ReceiveEvent& event, ConstByteSpan payloa
     decision.err = remote_errno(response.value().err);
     decision.claims_invalidated = response.value().invalidated;
     // always_invalidate: every answer is a SEND carrying the chunk's new
-    // rkey; otherwise every answer is an RDMA write with immediate.
+    // rkey, or with KEY_AFTER_DATA an RDMA write with immediate whose key
+    // follows a READ's data; otherwise every answer is an RDMA write with
+    // immediate.
+    if (role.always_invalidate && !event.send && role.key_after_data) {
+        decision.key_after_data = true;
+        return decision;
+    }
     if (role.always_invalidate != event.send)
         return error(role.always_invalidate ? "an answer without RKEY_RSP" : "an unexpected RKEY_RSP");
     if (role.always_invalidate) {

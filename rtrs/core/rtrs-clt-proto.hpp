@@ -44,12 +44,15 @@ struct ConnRspLimits {
     u32 min_io_size = kClientMinIoSize;
     u32 max_hdr_size = kClientMaxHeaderSize;
     u32 min_hdr_size = 0;  // the user header plus a READ message with one descriptor
+    bool asked_key_after_data = false;  // our CON_REQ set wire::kConnReqKeyAfterData
 };
 
 // On top of codec::decode_conn_rsp (magic, version, errno == 0, nonzero
 // sizes, addressable chunks, known flags): 1 <= queue_depth <= max,
-// max_io_size >= min_io_size, min_hdr_size <= max_hdr_size <= max.
-// kInval for a limit out of range, kMsgSize when the header does not fit.
+// max_io_size >= min_io_size, min_hdr_size <= max_hdr_size <= max, and
+// KEY_AFTER_DATA only if asked for and only with NEW_RKEY. kInval for a
+// limit out of range, kMsgSize when the header does not fit, kProto for a
+// flag this client did not ask for.
 [[nodiscard]] cxxrt::Result<void> check_conn_rsp(const codec::ConnRspFields& rsp, const ConnRspLimits& limits);
 
 // The INFO_RSP receive: it must be a plain SEND (no immediate, no
@@ -68,6 +71,9 @@ struct ReceiveEvent {
 struct ConnectionRole {
     u32 queue_depth = 0;
     bool always_invalidate = false;  // CON_RSP's NEW_RKEY flag: answers are SENDs with an RKEY_RSP
+    // CON_RSP's KEY_AFTER_DATA flag (with NEW_RKEY): an answer may also be an
+    // RDMA write with immediate whose new rkey follows the READ's data.
+    bool key_after_data = false;
     bool carries_io = false;         // an IO connection (or the only connection)
 };
 
@@ -86,6 +92,9 @@ struct ReceiveDecision {
     bool claims_invalidated = false;
     bool has_new_rkey = false;  // RKEY_RSP: the chunk `id` has a new rkey
     u32 new_rkey = 0;
+    // KEY_AFTER_DATA: the chunk's new rkey follows the data in the READ's
+    // buffer (valid only for a READ that named such a buffer: the caller checks).
+    bool key_after_data = false;
     u32 invalidated_rkey = 0;
     const char* why = "";
 };

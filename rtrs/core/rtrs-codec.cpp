@@ -134,7 +134,7 @@ Result<size_t> build_conn_req(ByteSpan out, const ConnReqFields& f)
     m.recon_cnt.set(f.recon_cnt);
     m.sess_uuid = f.sess_uuid;
     m.paths_uuid = f.paths_uuid;
-    m.flags = f.first_conn ? wire::kConnReqFirstConnection : 0;
+    m.flags = u8((f.first_conn ? wire::kConnReqFirstConnection : 0) | (f.key_after_data ? wire::kConnReqKeyAfterData : 0));
     return emit(out, m);
 }
 
@@ -149,6 +149,7 @@ Result<ConnReqFields> decode_conn_req(ConstByteSpan data, const ConnReqLimits& l
     f.sess_uuid = m.sess_uuid;
     f.paths_uuid = m.paths_uuid;
     f.first_conn = (m.flags & wire::kConnReqFirstConnection) != 0;
+    f.key_after_data = (m.flags & wire::kConnReqKeyAfterData) != 0;
     if (f.cid_num == 0 || f.cid_num > limits.max_connections || f.cid >= f.cid_num)
         return Error(err::kInval);
     return f;

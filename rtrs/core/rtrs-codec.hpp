@@ -55,6 +55,7 @@ struct ConnReqFields {
     wire::Uuid sess_uuid{};
     wire::Uuid paths_uuid{};
     bool first_conn = false;
+    bool key_after_data = false;  // wire::kConnReqKeyAfterData
 };
 
 struct ConnReqLimits {

@@ -159,7 +159,7 @@ namespace {
 
 // The connection joins its path (the path's first one initializes it),
 // then the setup begun under the context's mutex ends.
-Result<void> join_path(Path& path, bool created, ib::IncomingConnection& incoming, u16 cid)
+Result<void> join_path(Path& path, bool created, ib::IncomingConnection& incoming, const codec::ConnReqFields& request)
 {
     Result<void> done;
     {
@@ -172,7 +172,7 @@ Result<void> join_path(Path& path, bool created, ib::IncomingConnection& incomin
             done = Error(err::kConnReset);  // its first connection failed to set it up
         }
         if (done.is_ok())
-            done = path.add_connection(incoming, cid);
+            done = path.add_connection(incoming, request.cid, request.key_after_data);
     }
     path.end_setup();
     return done;
@@ -255,7 +255,7 @@ Result<int> Context::accept_request(ib::IncomingConnection& incoming, const code
         }
         path->begin_setup();
     }
-    Result<void> done = join_path(*path, created, incoming, request.cid);
+    Result<void> done = join_path(*path, created, incoming, request);
     return done.is_ok() ? 0 : done.to_errno();
 }
 

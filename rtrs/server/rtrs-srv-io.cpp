@@ -56,7 +56,8 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     ib::ConnectionConfig config;
     config.qp.max_send_wr = send_queue_size(p);
     config.qp.max_recv_wr = receive_queue_size(p);
-    config.qp.max_send_sge = 1;
+    // Two: a KEY_AFTER_DATA answer writes the chunk's data and the new rkey.
+    config.qp.max_send_sge = 2;
     config.qp.max_recv_sge = 1;
     config.comp_vector = cid_ > 0 ? cid_ - 1 : 0;
     // Connection 0 carries INFO_REQ, whose handling sleeps (user callback,
@@ -86,6 +87,8 @@ Result<void> ServerConnection::setup(ib::IncomingConnection& incoming, RefPtr<ib
     fields.max_io_size = p.max_io_size();
     fields.max_hdr_size = Params::kMaxHeaderSize;
     fields.flags = p.always_invalidate ? u32(wire::kMsgFlagNewRkey) : 0;
+    if (key_after_data_)
+        fields.flags |= wire::kMsgFlagKeyAfterData;
     u8 message[sizeof(wire::ConnRsp)];
     size_t length = CXXRT_TRY(codec::build_conn_rsp(ByteSpan(message), fields));
     if (u64 timeout = g_faults.ack_timeout.get())
@@ -381,7 +384,8 @@ void Path::respond(ServerIo& io, int error)
 // The work requests of one answer, in send-queue order: the new chunk
 // registration (always_invalidate; see ServerConnection::post_lock() for why
 // it comes first, behind a LOCAL_INV), the READ data, the invalidation of
-// the client's buffer, and the answer itself (the only signalled one).
+// the client's buffer, and the answer itself (the only signalled one; it
+// carries the READ data itself when there is neither of the other two).
 Result<void> Path::post_answer(ServerIo& io, int error)
 {
     // The chunk is free from the moment its answer is posted: on a real NIC
@@ -412,25 +416,47 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     if (p.always_invalidate)
         io.connection->add_reregister(chain, region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead);
     ib::Sge data;
-    if (io.is_read && error == 0 && io.has_descriptor) {
+    const bool sends_data = io.is_read && error == 0 && io.has_descriptor;
+    // Nothing to invalidate and no new key to tell: the READ data is the
+    // answer's RDMA write with immediate (a client reads only the immediate,
+    // and the data is in place before that completes). Our client's read
+    // slots ask for no invalidation, so with always_invalidate=N each of
+    // their READs is answered by one write.
+    const bool data_answers = sends_data && !io.need_invalidate && !p.always_invalidate;
+    // With always_invalidate the same, if the client left room for the new
+    // rkey after the data (wire::kMsgFlagKeyAfterData): no RKEY_RSP.
+    const bool key_after_data = sends_data && !io.need_invalidate && io.connection->key_after_data();
+    const ib::RemoteBuffer destination{io.descriptor.addr, io.descriptor.key};
+    if (sends_data) {
         chunk.sync_for_device();
         data = chunk.sge(lkey, 0, io.descriptor.len);
-        chain.write(Span<const ib::Sge>(&data, 1), ib::RemoteBuffer{io.descriptor.addr, io.descriptor.key}, nullptr,
-                    ib::kUnsignaled);
+        if (!data_answers && !key_after_data)
+            chain.write(Span<const ib::Sge>(&data, 1), destination, nullptr, ib::kUnsignaled);
     }
     if (io.need_invalidate)
         chain.send_inv(Span<const ib::Sge>(), io.descriptor.key, nullptr, ib::kUnsignaled);
     ib::Completion* const done = &io.response_done;
     ib::Sge rkey_response;
     if (!p.always_invalidate) {
-        chain.write_imm({}, ib::RemoteBuffer{}, imm, done, io.connection->next_answer_signal());
+        if (data_answers)
+            chain.write_imm(Span<const ib::Sge>(&data, 1), destination, imm, done, io.connection->next_answer_signal());
+        else
+            chain.write_imm({}, ib::RemoteBuffer{}, imm, done, io.connection->next_answer_signal());
     } else {
         const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
         CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)),
                                         u16(io.chunk_id), region.rkey()));
         rkey_responses_->sync_for_device();
-        rkey_response = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
-        chain.send_imm(Span<const ib::Sge>(&rkey_response, 1), imm, done, io.connection->next_answer_signal());
+        if (key_after_data) {
+            // The new rkey (the RKEY_RSP's le32 field) right behind the data.
+            const ib::Sge data_and_key[2] = {
+                data, rkey_responses_->sge(lkey, slot + __builtin_offsetof(wire::RkeyRsp, rkey), sizeof(cxxrt::le32))};
+            chain.write_imm(Span<const ib::Sge>(data_and_key, 2), destination, imm, done,
+                            io.connection->next_answer_signal());
+        } else {
+            rkey_response = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));
+            chain.send_imm(Span<const ib::Sge>(&rkey_response, 1), imm, done, io.connection->next_answer_signal());
+        }
     }
     give_back.call();
     return chain.post(qp);

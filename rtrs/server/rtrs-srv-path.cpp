@@ -196,7 +196,7 @@ Path::~Path()
     descriptors_.reset();
 }
 
-Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
+Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid, bool key_after_data)
 {
     if (!(incoming.device() == device_))
         return Error(err::kInval);  // all connections of a path share one device
@@ -217,7 +217,7 @@ Result<void> Path::add_connection(ib::IncomingConnection& incoming, u16 cid)
     // Every send queue holds five work requests per IO of the queue depth
     // (send_queue_size): one answer signalled per queue_depth keeps it from
     // filling.
-    auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid, params().queue_depth);
+    auto* connection = allocate<ServerConnection>(Gfp::kernel(), *this, cid, params().queue_depth, key_after_data);
     if (!connection) {
         schedule_close("cannot allocate a connection");
         return Error(err::kNoMem);

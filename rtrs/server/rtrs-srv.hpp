@@ -158,8 +158,11 @@ public:
     static constexpr u32 kReceiveSize = 512;  // >= INFO_REQ (272)
 
     // signal_interval: the queue depth its send queue is sized for.
-    ServerConnection(Path& path, u16 cid, u32 signal_interval)
-        : path_(path), cid_(cid), signal_(signal_interval), signal_interval_(signal_.interval())
+    // key_after_data: the client asked for wire::kMsgFlagKeyAfterData (it is
+    // granted with always_invalidate only).
+    ServerConnection(Path& path, u16 cid, u32 signal_interval, bool key_after_data)
+        : path_(path), cid_(cid), signal_(signal_interval), signal_interval_(signal_.interval()),
+          key_after_data_(key_after_data && params().always_invalidate)
     {
     }
     ~ServerConnection();
@@ -195,6 +198,9 @@ public:
         return signal_.next() ? ib::kSignaled : ib::kUnsignaled;
     }
     u32 signal_interval() const { return signal_interval_; }
+    // The CON_RSP granted wire::kMsgFlagKeyAfterData: a successful READ
+    // without NEED_INVAL is answered by one write of its data and the new rkey.
+    bool key_after_data() const { return key_after_data_; }
     // LOCAL_INV of the region's current key, then REG_MR with a new key,
     // both unsignalled, in one post; call with post_lock() held.
     [[nodiscard]] Result<void> post_reregister(ib::MemoryRegion& region, ib::Access access) CXXRT_REQUIRES(post_lock_);
@@ -223,6 +229,7 @@ private:
     cxxrt::SpinLock post_lock_{cxxrt::lock_class<"rtrs::srv::ServerConnection::post_lock_">};
     SignalInterval signal_ CXXRT_GUARDED_BY(post_lock_);
     const u32 signal_interval_;  // signal_'s, for tracing without the lock
+    const bool key_after_data_;  // CON_RSP grants wire::kMsgFlagKeyAfterData
     ib::Completion immediate_done_{ib::Completion::member<ServerConnection, &ServerConnection::on_immediate>, this};
 
 public:
@@ -241,7 +248,9 @@ public:
     [[nodiscard]] Result<void> init(ib::Device device) CXXRT_REQUIRES(setup_mutex_);
     bool initialized() const CXXRT_REQUIRES(setup_mutex_) { return initialized_; }
     // A connect request for connection `cid` of this path (setup_mutex() held).
-    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid) CXXRT_REQUIRES(setup_mutex_);
+    // key_after_data: the connection's CON_REQ asked for wire::kMsgFlagKeyAfterData.
+    [[nodiscard]] Result<void> add_connection(ib::IncomingConnection& incoming, u16 cid, bool key_after_data)
+        CXXRT_REQUIRES(setup_mutex_);
     cxxrt::Mutex& setup_mutex() CXXRT_RETURN_CAPABILITY(setup_mutex_) { return setup_mutex_; }
     // A connect request found this path under Context::mutex() and sets it
     // up after dropping that lock: the path's teardown waits for it.

@@ -64,6 +64,10 @@ rounds=${BENCH_ROUNDS:-3}
 read -r -a stacks <<< "${BENCH_STACKS:-ours upstream nvmeof}"
 backing=${BENCH_BACKING:-brd}
 poll_queues=${BENCH_POLL_QUEUES:-0}
+# Both RNBD servers (ours, the baseline's and Linux's) run with this
+# always_invalidate (Y: each chunk's key is invalidated on arrival and
+# registered anew with the answer, both servers' default).
+always_invalidate=${BENCH_ALWAYS_INVALIDATE:-Y}
 out=${BENCH_OUT:-/results/bench}.jsonl
 up=.cache/upstream
 cpus=$(nproc)
@@ -122,12 +126,13 @@ rnbd_load() { # ours|upstream|baseline [rtrs-server args...]; by default every
     shift
     case $stack in
     upstream)
-        insmod $up/rtrs-core.ko && insmod $up/rtrs-server.ko "$@" && insmod $up/rnbd-server.ko &&
+        insmod $up/rtrs-core.ko && insmod $up/rtrs-server.ko always_invalidate=$always_invalidate "$@" &&
+            insmod $up/rnbd-server.ko &&
             insmod $up/rtrs-client.ko && insmod $up/rnbd-client.ko
         return ;;
     baseline) dir=${BENCH_BASELINE_DIR:?baseline stack without BENCH_BASELINE_DIR} ;;
     esac
-    insmod $dir/rtrs/rtrs-server.ko "$@" && insmod $dir/rnbd/rnbd-server.ko &&
+    insmod $dir/rtrs/rtrs-server.ko always_invalidate=$always_invalidate "$@" && insmod $dir/rnbd/rnbd-server.ko &&
         insmod $dir/rtrs/rtrs-client.ko && insmod $dir/rnbd/rnbd-client.ko
 }
 rnbd_map_bench() { # stack -> prints the device
@@ -306,8 +311,8 @@ measure_on_map() {
         # The jiffies span ramp + runtime while fio counts the IOs of the
         # runtime only: the report scales the jiffies by
         # runtime / (ramp + runtime) (Documentation/bench.md).
-        printf '{"round": %d, "stack": "%s", "workload": "%s", "poll_queues": %d, "io_poll": %d, "hz": %d, "cpus": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
-            $round "$stack" "$name" "$poll_queues" "$io_poll" "$hz" "$cpus" $((busy1 - busy0)) $((total1 - total0)) "$runtime" \
+        printf '{"round": %d, "stack": "%s", "workload": "%s", "poll_queues": %d, "always_invalidate": "%s", "io_poll": %d, "hz": %d, "cpus": %d, "busy_jiffies": %d, "total_jiffies": %d, "ramp_s": 2, "runtime_s": %d, "fio": %s}\n' \
+            $round "$stack" "$name" "$poll_queues" "$always_invalidate" "$io_poll" "$hz" "$cpus" $((busy1 - busy0)) $((total1 - total0)) "$runtime" \
             "$(printf '%s' "$json" | tr -d '\n')" >> "$out"
     done
     stack_down "$stack"

@@ -104,6 +104,25 @@ TEST(ConnRsp, RefusesTinyIoSizeAndAbsurdHeader)
     EXPECT_EQ(code_of(check_conn_rsp(good_conn_rsp(), limits)), err::kMsgSize);
 }
 
+TEST(ConnRsp, KeyAfterDataOnlyIfAskedAndWithNewRkey)
+{
+    auto f = good_conn_rsp();
+    f.flags = wire::kMsgFlagNewRkey | wire::kMsgFlagKeyAfterData;
+    ConnRspLimits asked;
+    asked.asked_key_after_data = true;
+    EXPECT_TRUE(check_conn_rsp(f, asked));
+    EXPECT_EQ(code_of(check_conn_rsp(f, {})), err::kProto);  // not asked
+    f.flags = wire::kMsgFlagKeyAfterData;                     // without always_invalidate
+    EXPECT_EQ(code_of(check_conn_rsp(f, asked)), err::kProto);
+    // The codec knows the flag (a CON_RSP carrying it decodes).
+    f.flags = wire::kMsgFlagNewRkey | wire::kMsgFlagKeyAfterData;
+    uint8_t buffer[sizeof(wire::ConnRsp)];
+    ASSERT_TRUE(codec::build_conn_rsp(cxxrt::ByteSpan(buffer, sizeof(buffer)), f));
+    auto decoded = codec::decode_conn_rsp(cxxrt::ConstByteSpan(buffer, sizeof(buffer)));
+    ASSERT_TRUE(decoded);
+    EXPECT_EQ(decoded.value().flags, f.flags);
+}
+
 TEST(ConnRsp, DecodeRefusesErrnoField)
 {
     // The codec refuses an accept carrying an errno; the reject's errno
@@ -233,6 +252,32 @@ TEST(Receive, RkeyRspMustNameItsOwnAnswer)
               ReceiveKind::kError);
     e.byte_len = 2;
     EXPECT_EQ(classify_receive(e, cxxrt::ConstByteSpan(message, sizeof(message)), io_role(16, true)).kind,
+              ReceiveKind::kError);
+}
+
+TEST(Receive, KeyAfterDataAnswerIsAWriteWithImmediate)
+{
+    ConnectionRole role = io_role(16, true);
+    role.key_after_data = true;
+    // An RDMA write with immediate: an answer whose key follows its data.
+    auto d = classify_receive(write_imm(response_imm(4, 0, false)), {}, role);
+    ASSERT_EQ(d.kind, ReceiveKind::kResponse);
+    EXPECT_EQ(d.id, 4u);
+    EXPECT_TRUE(d.key_after_data);
+    EXPECT_FALSE(d.has_new_rkey);
+    // RKEY_RSP answers stay valid (writes, errors, registered READs).
+    uint8_t message[sizeof(wire::RkeyRsp)];
+    ASSERT_TRUE(codec::build_rkey_rsp(cxxrt::ByteSpan(message, sizeof(message)), 4, 0xabcd));
+    ReceiveEvent e = write_imm(response_imm(4, 0, false));
+    e.send = true;
+    e.byte_len = sizeof(message);
+    d = classify_receive(e, cxxrt::ConstByteSpan(message, sizeof(message)), role);
+    ASSERT_EQ(d.kind, ReceiveKind::kResponse);
+    EXPECT_TRUE(d.has_new_rkey);
+    EXPECT_FALSE(d.key_after_data);
+    // Without the flag a write with immediate under always_invalidate is
+    // still a violation.
+    EXPECT_EQ(classify_receive(write_imm(response_imm(4, 0, false)), {}, io_role(16, true)).kind,
               ReceiveKind::kError);
 }
 

@@ -139,6 +139,22 @@ TEST(RtrsConnReq, NotFirstConnectionClearsBit)
     EXPECT_FALSE(r.value().first_conn);
 }
 
+TEST(RtrsConnReq, KeyAfterDataIsBitOne)
+{
+    ConnReqFields f = sample_conn_req();
+    f.key_after_data = true;
+    Bytes b = conn_req_bytes(f);
+    EXPECT_EQ(b[44], wire::kConnReqFirstConnection | wire::kConnReqKeyAfterData);
+    auto r = decode_conn_req(cspan_of(b));
+    ASSERT_TRUE(r.is_ok());
+    EXPECT_TRUE(r.value().key_after_data);
+    EXPECT_TRUE(r.value().first_conn);
+    // Linux's client leaves the bit clear.
+    auto plain = decode_conn_req(cspan_of(conn_req_bytes(sample_conn_req())));
+    ASSERT_TRUE(plain.is_ok());
+    EXPECT_FALSE(plain.value().key_after_data);
+}
+
 TEST(RtrsConnReq, AcceptsPaddedPrivateDataAndCmaBytes)
 {
     Bytes b = conn_req_bytes(sample_conn_req());

@@ -66,5 +66,10 @@ grep -q '^| w | ours | 1.00 | - | 2.00 |' "$tmp/rep.md" && grep -q '^| w | upstr
 python3 "$top/tools/bench-report.py" "$tmp/m.jsonl" "$tmp/m" > /dev/null 2>&1
 grep -qx 'Maps: nr_poll_queues=0 (the default map): w; nr_poll_queues=1 (polled map): w-polled.' "$tmp/m.md" &&
     say ok "the report names each workload's map" || say "not ok" "maps line: $(grep '^Maps' "$tmp/m.md")"
+# The servers' always_invalidate (BENCH_ALWAYS_INVALIDATE) follows the maps.
+run 0 ours 1000 1200 | sed 's/"io_poll": 0/"poll_queues": 0, "always_invalidate": "N", "io_poll": 0/' > "$tmp/a.jsonl"
+python3 "$top/tools/bench-report.py" "$tmp/a.jsonl" "$tmp/a" > /dev/null 2>&1
+grep -qx 'Maps: nr_poll_queues=0 (the default map): w. RNBD servers: always_invalidate=N.' "$tmp/a.md" &&
+    say ok "the report names the servers' always_invalidate" || say "not ok" "maps line: $(grep '^Maps' "$tmp/a.md")"
 echo "1..$n"
 exit $failed

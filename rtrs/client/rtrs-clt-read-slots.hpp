@@ -38,7 +38,7 @@ public:
     // The CON_REQ asks for KEY_AFTER_DATA when READs may land in slots:
     // the only READ buffers this client names without NEED_INVAL.
     static bool asks_key_after_data() { return g_read_slots != 0; }
-    // The rtrs-client module's read_slots parameter: slots per path (0: none).
+    // The largest read_slots the module takes.
     static constexpr u32 kMaxSlots = 4096;
 
     // `count` slots in one DMA buffer of `device` under one MR of `pd`
@@ -80,7 +80,6 @@ public:
         cxxrt::copy_bytes(&key, buffer_->data() + offset(id) + length, sizeof(key));
         return key.get();
     }
-    u32 count() const { return registered_ ? count_ : 0; }
 
 private:
     static size_t offset(u32 id) { return size_t(id) * kSlotStride; }

@@ -415,43 +415,44 @@ Result<void> Path::post_answer(ServerIo& io, int error)
     // client learns the new rkey only from the answer, after the data.
     if (p.always_invalidate)
         io.connection->add_reregister(chain, region, ib::kLocalWrite | ib::kRemoteWrite | ib::kRemoteRead);
-    ib::Sge data;
     const bool sends_data = io.is_read && error == 0 && io.has_descriptor;
-    // Nothing to invalidate and no new key to tell: the READ data is the
-    // answer's RDMA write with immediate (a client reads only the immediate,
-    // and the data is in place before that completes). Our client's read
-    // slots ask for no invalidation, so with always_invalidate=N each of
-    // their READs is answered by one write.
-    const bool data_answers = sends_data && !io.need_invalidate && !p.always_invalidate;
-    // With always_invalidate the same, if the client left room for the new
-    // rkey after the data (wire::kMsgFlagKeyAfterData): no RKEY_RSP.
-    const bool key_after_data = sends_data && !io.need_invalidate && io.connection->key_after_data();
+    // The READ data rides in the answer's RDMA write with immediate when
+    // nothing has to come between them: no invalidation of the client's
+    // buffer, and either no new key to tell (always_invalidate=N) or room
+    // for it right after the data (wire::kMsgFlagKeyAfterData). A client
+    // reads only the immediate; the data is in place before that completes.
+    const bool data_in_answer =
+        sends_data && !io.need_invalidate && (!p.always_invalidate || io.connection->key_after_data());
     const ib::RemoteBuffer destination{io.descriptor.addr, io.descriptor.key};
+    // The answer's SGEs: [READ data][new rkey], as it needs; they must live
+    // until the chain is posted.
+    ib::Sge answer[2];
+    u32 answer_sges = 0;
+    ib::Sge rkey_response;  // the RKEY_RSP SEND's, when the answer is one
     if (sends_data) {
         chunk.sync_for_device();
-        data = chunk.sge(lkey, 0, io.descriptor.len);
-        if (!data_answers && !key_after_data)
-            chain.write(Span<const ib::Sge>(&data, 1), destination, nullptr, ib::kUnsignaled);
+        answer[0] = chunk.sge(lkey, 0, io.descriptor.len);
+        if (data_in_answer)
+            answer_sges = 1;
+        else
+            chain.write(Span<const ib::Sge>(answer, 1), destination, nullptr, ib::kUnsignaled);
     }
     if (io.need_invalidate)
         chain.send_inv(Span<const ib::Sge>(), io.descriptor.key, nullptr, ib::kUnsignaled);
     ib::Completion* const done = &io.response_done;
-    ib::Sge rkey_response;
     if (!p.always_invalidate) {
-        if (data_answers)
-            chain.write_imm(Span<const ib::Sge>(&data, 1), destination, imm, done, io.connection->next_answer_signal());
-        else
-            chain.write_imm({}, ib::RemoteBuffer{}, imm, done, io.connection->next_answer_signal());
+        chain.write_imm(Span<const ib::Sge>(answer, answer_sges), data_in_answer ? destination : ib::RemoteBuffer{},
+                        imm, done, io.connection->next_answer_signal());
     } else {
         const size_t slot = io.chunk_id * sizeof(wire::RkeyRsp);
         CXXRT_TRY(codec::build_rkey_rsp(rkey_responses_->bytes().slice(slot, sizeof(wire::RkeyRsp)),
                                         u16(io.chunk_id), region.rkey()));
         rkey_responses_->sync_for_device();
-        if (key_after_data) {
+        if (data_in_answer) {
             // The new rkey (the RKEY_RSP's le32 field) right behind the data.
-            const ib::Sge data_and_key[2] = {
-                data, rkey_responses_->sge(lkey, slot + __builtin_offsetof(wire::RkeyRsp, rkey), sizeof(cxxrt::le32))};
-            chain.write_imm(Span<const ib::Sge>(data_and_key, 2), destination, imm, done,
+            answer[answer_sges++] =
+                rkey_responses_->sge(lkey, slot + __builtin_offsetof(wire::RkeyRsp, rkey), sizeof(cxxrt::le32));
+            chain.write_imm(Span<const ib::Sge>(answer, answer_sges), destination, imm, done,
                             io.connection->next_answer_signal());
         } else {
             rkey_response = rkey_responses_->sge(lkey, slot, sizeof(wire::RkeyRsp));

@@ -245,6 +245,14 @@ int rtrs_server_session_client_addresses(struct rtrs_server_session *session, st
 					 unsigned int max) RTRS_API_NOEXCEPT;
 /* Completes an IO with 0 or a negative errno. KAPI: any context, no sleep. */
 void rtrs_server_respond(struct rtrs_server_io *io, int error) RTRS_API_NOEXCEPT;
+/*
+ * The chunk `io` holds, below rtrs_server_queue_depth(). A session hands its
+ * user at most one IO per chunk at a time, from the io() callback until
+ * rtrs_server_respond() (a chunk another path of the session still holds is
+ * refused without calling the user), so per-IO state can live in an array
+ * indexed by it instead of an allocation per IO. KAPI: any context.
+ */
+unsigned int rtrs_server_io_chunk(struct rtrs_server_io *io) RTRS_API_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -28,12 +28,17 @@ using cxxrt::Pinned;
 class Mapping;
 
 // One validated IO on its way to the backing object (rnbd-srv-io.cpp).
+// A session keeps one per RTRS chunk (Session::io_work), which the chunk's
+// IOs reuse: RTRS hands the session at most one IO per chunk at a time
+// (rtrs_server_io_chunk), so serving an IO allocates nothing and cannot
+// fail for want of memory.
 class IoWork : Pinned {
 public:
-    IoWork(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
+    IoWork();
 
-    // Runs it on the IO workqueue (process context). Any context.
-    void queue();
+    // Takes the IO and the mapping's IO reference (Session::get_dev), and
+    // runs it on the IO workqueue (process context). Any context.
+    void start(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
     const codec::IoFields& fields() const { return fields_; }
     // The RTRS chunk: the data to write, or where read data goes.
     void* data() const { return data_; }
@@ -50,18 +55,19 @@ public:
             return Error(cxxrt::err::kInval);
         return fields_.bi_size;
     }
-    // Answers the request (0 or -errno), frees this and lets the mapping
-    // go. Any context.
+    // Answers the request (0 or -errno) and lets the mapping go. From the
+    // answer on the chunk's next IO may take this object: nothing of it is
+    // read after. Any context.
     void finish(int error);
 
 private:
     void run();
 
     cxxrt::Work work_;
-    Mapping& dev_;
-    rtrs_server_io* io_;
-    void* data_;
-    u32 data_room_;
+    Mapping* dev_ = nullptr;
+    rtrs_server_io* io_ = nullptr;
+    void* data_ = nullptr;
+    u32 data_room_ = 0;
     codec::IoFields fields_;
 };
 

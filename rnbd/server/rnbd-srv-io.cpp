@@ -4,7 +4,7 @@
 // SESS_INFO is answered at once; OPEN and CLOSE become a ControlOp on the
 // control workqueue; an IO is validated here (message, device id, range,
 // alignment, direction, priority, read-only mapping: policy::check_io) and
-// then becomes an IoWork on the IO workqueue, which hands it to the
+// then takes its chunk's IoWork to the IO workqueue, which hands it to the
 // mapping's backend (rnbd-srv-backend.hpp: a bio, or the VFS). Every path
 // answers the RTRS request exactly once.
 #include <cxxrt/log.hpp>
@@ -83,28 +83,30 @@ private:
 
 // ---- IoWork ----
 
-IoWork::IoWork(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields)
-    : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)), dev_(dev), io_(io),
-      data_(data), data_room_(data_room), fields_(fields)
-{
-}
+IoWork::IoWork() : work_(lock_class<"rnbd::srv::IoWork::work_">, Callback::to<&IoWork::run>(this)) {}
 
-void IoWork::queue()
+void IoWork::start(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields)
 {
-    const bool vfs = dev_.backing().backend().kind() == Backend::Kind::kFile;
+    dev_ = &dev;
+    io_ = io;
+    data_ = data;
+    data_room_ = data_room;
+    fields_ = fields;
+    const bool vfs = dev.backing().backend().kind() == Backend::Kind::kFile;
     work_.queue_on(vfs ? server().file_io_wq() : server().io_wq());
 }
 
 void IoWork::finish(int error)
 {
+    // The answer frees the chunk, and with it this object: what is needed
+    // after it is read before.
     rtrs_server_io* io = io_;
-    Mapping& dev = dev_;
-    destroy(this);
+    Mapping& dev = *dev_;
     rtrs_server_respond(io, error);
     dev.put();
 }
 
-void IoWork::run() { dev_.backing().backend().submit(*this); }
+void IoWork::run() { dev_->backing().backend().submit(*this); }
 
 namespace {
 
@@ -170,12 +172,12 @@ Result<void> handle_io(Session& session, rtrs_server_io* io, rtrs_direction dire
         return Error::from_errno(error);
     }
     f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
-    IoWork* work = allocate<IoWork>(Gfp::atomic(), *dev, io, data, session.io_room(), f);
+    IoWork* work = session.io_work(rtrs_server_io_chunk(io));
     if (!work) {
         dev->put();
-        return Error(err::kNoMem);
+        return Error(err::kInval);
     }
-    work->queue();
+    work->start(*dev, io, data, session.io_room(), f);
     return {};
 }
 

@@ -6,6 +6,7 @@
 #include <cxxrt/new.hpp>
 #include <cxxrt/scope_guard.hpp>
 #include <cxxrt/text.hpp>
+#include <cxxrt/unique_ptr.hpp>
 #include "rnbd/server/rnbd-srv-upcalls.h"
 #include "rnbd/core/rnbd-srv-policy.hpp"
 #include "rnbd/server/rnbd-srv.hpp"
@@ -14,6 +15,13 @@
 namespace rnbd::srv {
 
 using namespace cxxrt;
+
+Result<Session*> Session::create(rtrs_server_session* rtrs)
+{
+    auto session = CXXRT_TRY(make_unique<Session>(Gfp::kernel(), rtrs));
+    session->io_works_ = CXXRT_TRY(cxxrt::Array<IoWork>::create(Gfp::kernel(), rtrs_server_queue_depth(rtrs)));
+    return session.release();
+}
 
 Session::Session(rtrs_server_session* rtrs) : rtrs_(rtrs), io_room_(rtrs_server_chunk_size(rtrs))
 {

@@ -21,11 +21,12 @@ constinit Server* g_server = nullptr;
 void on_link_event(rtrs_server_session* rtrs, rtrs_server_link_event event, void* context)
 {
     if (event == RTRS_SERVER_LINK_CONNECTED) {
-        Session* session = allocate<Session>(Gfp::kernel(), rtrs);
-        if (!session) {
+        auto created = Session::create(rtrs);
+        if (created.is_error()) {
             log::err("no memory for a new session; its requests will fail");
             return;
         }
+        Session* session = created.value();
         rtrs_server_set_session_context(rtrs, session);
         server().add_session(*session);
         session->arm_idle_timer();

@@ -282,6 +282,8 @@ public:
 // The per-RTRS-session state.
 class Session : Pinned {
 public:
+    // A session with one IoWork per RTRS chunk, or -ENOMEM. Process context.
+    static Result<Session*> create(rtrs_server_session* rtrs);
     explicit Session(rtrs_server_session* rtrs);
     ~Session();
 
@@ -293,6 +295,9 @@ public:
 
     // Softirq: the open mapping with this id, with an IO reference, or null.
     Mapping* get_dev(u32 id);
+    // The IoWork of RTRS chunk `chunk` (null past the queue depth, which
+    // RTRS never hands out). Any context.
+    IoWork* io_work(u32 chunk) { return chunk < io_works_.size() ? &io_works_[chunk] : nullptr; }
 
     // Process context (control work).
     Result<void> open(const codec::OpenView& msg, codec::OpenRspFields& rsp);
@@ -338,6 +343,9 @@ private:
 
     rtrs_server_session* rtrs_;
     u32 io_room_;
+    // One per chunk; every IO has been answered (the paths drained) before
+    // the session goes.
+    cxxrt::Array<IoWork> io_works_;
     Atomic<u8> version_{wire::kVersionMajor};
     Mutex mutex_{cxxrt::lock_class<"rnbd::srv::Session::mutex_">};   // OPEN/CLOSE/force_close/teardown, one at a time
     SpinLock lock_{cxxrt::lock_class<"rnbd::srv::Session::lock_">};  // the mapping list and states, for the IO path

@@ -74,6 +74,7 @@ EXPORT_SYMBOL_GPL(rtrs_server_chunk_size);
 EXPORT_SYMBOL_GPL(rtrs_server_close_session);
 EXPORT_SYMBOL_GPL(rtrs_server_session_client_addresses);
 EXPORT_SYMBOL_GPL(rtrs_server_respond);
+EXPORT_SYMBOL_GPL(rtrs_server_io_chunk);
 
 module_init(rtrs_srv_module_init);
 module_exit(rtrs_srv_module_exit);

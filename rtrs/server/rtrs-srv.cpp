@@ -307,3 +307,8 @@ extern "C" void rtrs_server_respond(rtrs_server_io* handle, int error) noexcept
     auto* io = from_handle(handle);
     io->path->respond(*io, error);
 }
+
+extern "C" unsigned int rtrs_server_io_chunk(rtrs_server_io* handle) noexcept
+{
+    return from_handle(handle)->chunk_id;
+}

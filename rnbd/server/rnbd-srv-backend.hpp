@@ -11,6 +11,7 @@
 // on the kind fixed at open to the final classes, direct calls.
 #pragma once
 
+#include <cxxrt/atomic.hpp>
 #include <cxxrt/new.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/work.hpp>
@@ -37,7 +38,9 @@ public:
     IoWork();
 
     // Takes the IO and the mapping's IO reference (Session::get_dev), and
-    // runs it on the IO workqueue (process context). Any context.
+    // hands it to a kworker (process context): a block device's to this
+    // CPU's BlockIoQueue, a VFS object's to the unbound file IO workqueue
+    // on this object's own work item. Any context.
     void start(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, const codec::IoFields& fields);
     const codec::IoFields& fields() const { return fields_; }
     // The RTRS chunk: the data to write, or where read data goes.
@@ -61,14 +64,38 @@ public:
     void finish(int error);
 
 private:
+    friend class BlockIoQueue;
     void run();
 
-    cxxrt::Work work_;
+    cxxrt::Work work_;             // the VFS's IO only (see BlockIoQueue)
+    IoWork* next_queued_ = nullptr;  // in a BlockIoQueue
     Mapping* dev_ = nullptr;
     rtrs_server_io* io_ = nullptr;
     void* data_ = nullptr;
     u32 data_room_ = 0;
     codec::IoFields fields_;
+};
+
+// The block devices' IO taken on one CPU, served by a kworker of that CPU
+// (the per-CPU IO workqueue): one work item per CPU and a lock-free list of
+// the IoWorks waiting for it. The work item is queued only when its list
+// was empty, so at depth one queue_work serves a batch. Why not the
+// IoWork's own work item: a work item queued while it still runs on
+// another CPU is run there, after it, and a chunk's next IO often arrives
+// while the kworker that answered the last one is still unwinding; block
+// IO would follow a chunk from CPU to CPU and queue behind itself.
+class BlockIoQueue : Pinned {
+public:
+    BlockIoQueue();
+    // Lists `work` and makes sure this queue's work item will run on `cpu`,
+    // the CPU this queue belongs to. Any context.
+    void add(IoWork& work, unsigned int cpu, cxxrt::Workqueue& wq);
+
+private:
+    void run();
+
+    cxxrt::Work work_;
+    cxxrt::Atomic<IoWork*> waiting_{nullptr};  // newest first
 };
 
 class Backend : Pinned {

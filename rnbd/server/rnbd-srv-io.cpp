@@ -92,8 +92,11 @@ void IoWork::start(Mapping& dev, rtrs_server_io* io, void* data, u32 data_room, 
     data_ = data;
     data_room_ = data_room;
     fields_ = fields;
-    const bool vfs = dev.backing().backend().kind() == Backend::Kind::kFile;
-    work_.queue_on(vfs ? server().file_io_wq() : server().io_wq());
+    if (dev.backing().backend().kind() == Backend::Kind::kFile) {
+        work_.queue_on(server().file_io_wq());
+        return;
+    }
+    server().queue_block_io(*this);
 }
 
 void IoWork::finish(int error)
@@ -107,6 +110,43 @@ void IoWork::finish(int error)
 }
 
 void IoWork::run() { dev_->backing().backend().submit(*this); }
+
+// ---- BlockIoQueue ----
+
+BlockIoQueue::BlockIoQueue() : work_(lock_class<"rnbd::srv::BlockIoQueue::work_">, Callback::to<&BlockIoQueue::run>(this))
+{
+}
+
+void BlockIoQueue::add(IoWork& work, unsigned int cpu, Workqueue& wq)
+{
+    IoWork* head = waiting_.load();
+    do {
+        work.next_queued_ = head;
+    } while (!waiting_.compare_exchange(head, &work));
+    // A non-empty list has its run coming: queued by whoever found it
+    // empty, and not yet taken (run() takes the whole list at once).
+    if (!head)
+        work_.queue_on_cpu(cpu, &wq);
+}
+
+void BlockIoQueue::run()
+{
+    IoWork* newest_first = waiting_.exchange(nullptr);
+    IoWork* oldest_first = nullptr;
+    while (newest_first) {
+        IoWork* next = newest_first->next_queued_;
+        newest_first->next_queued_ = oldest_first;
+        oldest_first = newest_first;
+        newest_first = next;
+    }
+    // Each IoWork may be finished, and taken by its chunk's next IO, once
+    // run: its link is read before.
+    while (oldest_first) {
+        IoWork* next = oldest_first->next_queued_;
+        oldest_first->run();
+        oldest_first = next;
+    }
+}
 
 namespace {
 

@@ -61,6 +61,7 @@ Server& server() { return *g_server; }
 Result<void> Server::start(u16 port)
 {
     io_wq_ = CXXRT_TRY(Workqueue::create("rnbd_srv_io", wq::kMemReclaim | wq::kHighPri));
+    block_io_queues_ = CXXRT_TRY(Array<BlockIoQueue>::create(Gfp::kernel(), nr_cpu_ids()));
     // The VFS serves an IO synchronously in its work item (a read of cold
     // pages, an fsync of the whole file): on its own unbound queue, so a
     // client that keeps fileio FLUSHes in flight does not take the per-CPU
@@ -97,7 +98,8 @@ void Server::stop()
     exports_.stop();
     control_wq_.reset();
     file_io_wq_.reset();
-    io_wq_.reset();
+    io_wq_.reset();  // runs what is queued; nothing is, no session being left
+    block_io_queues_.reset();
     devices_link_.reset();
     kernel_dir_.remove();
     devices_dir_.remove();

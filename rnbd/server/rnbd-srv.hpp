@@ -27,6 +27,7 @@
 #include <cxxrt/array.hpp>
 #include <cxxrt/atomic.hpp>
 #include <cxxrt/list.hpp>
+#include <cxxrt/percpu.hpp>
 #include <cxxrt/ref_counted.hpp>
 #include <cxxrt/result.hpp>
 #include <cxxrt/span.hpp>
@@ -379,7 +380,12 @@ public:
     void remove_session(Session& session);
     void close_export_mappings(const Export& removed);
 
-    cxxrt::Workqueue& io_wq() { return io_wq_; }
+    // A block device's IO, to this CPU's kworker. Any context.
+    void queue_block_io(IoWork& work)
+    {
+        cxxrt::CpuGuard cpu;
+        block_io_queues_[cpu.cpu()].add(work, cpu.cpu(), io_wq_);
+    }
     cxxrt::Workqueue& file_io_wq() { return file_io_wq_; }
     cxxrt::Workqueue& control_wq() { return control_wq_; }
     const sysfs::Group& mapping_group() const { return mapping_group_; }
@@ -388,6 +394,7 @@ private:
 
     rtrs_server_context* rtrs_ = nullptr;
     cxxrt::Workqueue io_wq_;       // bios (block devices): per CPU, high priority
+    cxxrt::Array<BlockIoQueue> block_io_queues_;  // one per possible CPU, run on io_wq_
     cxxrt::Workqueue file_io_wq_;  // the VFS (fileio mappings): unbound
     cxxrt::Workqueue control_wq_;
     sysfs::Group mapping_group_;

@@ -193,6 +193,11 @@ Result<void> handle_io(Session& session, rtrs_server_io* io, rtrs_direction dire
     codec::IoFields f = decoded.value();
     if (ktrace::rnbd_srv::process_rdma_enabled()) [[unlikely]]
         trace_io(session, direction, f, data_length, header_length);
+    // RTRS names a chunk below the session's queue depth; checked all the same
+    // before a device reference is taken.
+    IoWork* work = session.io_work(rtrs_server_io_chunk(io));
+    if (!work)
+        return Error(err::kInval);
     Mapping* dev = session.get_dev(f.device_id);
     if (!dev) {
         log::err_ratelimited("session %s: IO for unknown device id %u", session.name(), f.device_id);
@@ -212,11 +217,6 @@ Result<void> handle_io(Session& session, rtrs_server_io* io, rtrs_direction dire
         return Error::from_errno(error);
     }
     f.prio = policy::effective_ioprio(f.prio, rnbd_srv_allow_realtime_ioprio() != 0);
-    IoWork* work = session.io_work(rtrs_server_io_chunk(io));
-    if (!work) {
-        dev->put();
-        return Error(err::kInval);
-    }
     work->start(*dev, io, data, session.io_room(), f);
     return {};
 }

@@ -19,10 +19,12 @@ import statistics
 import os
 import sys
 
-STACKS = ("ours", "baseline", "upstream", "nvmeof")
+STACKS = ("ours", "baseline", "upstream", "nvmeof", "device")
 PEERS = ("upstream", "nvmeof", "baseline")
-# The stacks whose ratios are reported, and the peers each is compared with.
-COMPARED = {"ours": PEERS, "baseline": ("upstream", "nvmeof")}
+# The stacks whose ratios are reported, and the peers each is compared with
+# ("device": the backing device alone, a ceiling).
+COMPARED = {"ours": PEERS + ("device",), "baseline": ("upstream", "nvmeof", "device"),
+            "upstream": ("device",), "nvmeof": ("device",)}
 
 
 def measure(record):
@@ -136,7 +138,7 @@ def fmt(s, digits=0):
 def table_rows(summary):
     header = ["workload", "stack", "IOPS", "MB/s", "p50 us", "p99 us", "p99.9 us", "CPU us/IO",
               "IOPS vs upstream", "IOPS vs nvmeof", "CPU/IO vs upstream", "CPU/IO vs nvmeof",
-              "IOPS vs baseline", "CPU/IO vs baseline"]
+              "IOPS vs baseline", "CPU/IO vs baseline", "IOPS vs device"]
     rows = []
     for w, e in summary["workloads"].items():
         for s, f in e["stacks"].items():
@@ -144,7 +146,8 @@ def table_rows(summary):
                    fmt(f["p999_us"]), fmt(f["cpu_us_per_io"], 1)]
             ratios = e["ratios"] if s == "ours" else e.get(s + "_ratios", {})
             for kind, peer in (("iops", "upstream"), ("iops", "nvmeof"), ("cpu_per_io", "upstream"),
-                               ("cpu_per_io", "nvmeof"), ("iops", "baseline"), ("cpu_per_io", "baseline")):
+                               ("cpu_per_io", "nvmeof"), ("iops", "baseline"), ("cpu_per_io", "baseline"),
+                               ("iops", "device")):
                 row.append(fmt(ratios[peer][kind], 2) if peer in ratios else "")
             rows.append(row)
     return header, rows
@@ -435,6 +438,68 @@ set arrow from graph 0, first 1.2 to graph 1, first 1.2 nohead dt 3 lc rgb "dark
         f.write("plot " + ", \\\n     ".join(plots) + "\n" if plots else "# nothing to plot\n")
 
 
+# The link's ceiling for a workload: the perftest run that moves each IO's
+# data as one RDMA operation (QD1: one at a time, the latency test; deeper:
+# the bandwidth test's message rate). Both RNBDs move data with RDMA WRITE
+# whichever the direction (a read's data is written by the server), and
+# perftest's WRITE tests cannot sleep on events (selftests/bench/bench.sh),
+# so the ceiling is SEND/RECV, the same packets on the wire; the RDMA READ
+# tests are listed beside it.
+CEILING_OF = {
+    "randread-4k-qd1": ("send_lat", 4096), "randwrite-4k-qd1": ("send_lat", 4096),
+    "randread-4k-qd1-polled": ("send_lat", 4096),
+    "randread-4k-qd32": ("send_bw", 4096), "randwrite-4k-qd32": ("send_bw", 4096),
+    "randread-4k-qd32-jobs": ("send_bw", 4096), "mixed70-4k-qd16": ("send_bw", 4096),
+    "read-128k-qd8": ("send_bw", 131072), "write-128k-qd8": ("send_bw", 131072),
+}
+
+
+def ceiling_iops(run):
+    if run is None or "error" in run:
+        return None
+    if "mpps" in run:
+        return float(run["mpps"]) * 1e6
+    return 1e6 / float(run["t_avg_us"]) if float(run.get("t_avg_us", 0)) > 0 else None
+
+
+def ceilings_markdown(records, summary):
+    """perftest's runs (BENCH_CEILINGS), then each stack's median IOPS as a
+    share of its workload's ceiling."""
+    if not records:
+        return ""
+    runs = {(r["test"], r["bytes"]): r for r in records}
+    rows = []
+    for r in records:
+        if "error" in r:
+            rows.append([f"ib_{r['test']}", str(r["bytes"]), "failed: " + r["error"], "", "", "", ""])
+        elif "mpps" in r:
+            rows.append([f"ib_{r['test']}", str(r["bytes"]), f"{float(r['mb_per_s']):.1f}",
+                         f"{float(r['mpps']) * 1e6:.0f}", "", "", ""])
+        else:
+            rows.append([f"ib_{r['test']}", str(r["bytes"]), "", f"{ceiling_iops(r):.0f}",
+                         f"{float(r['t_typical_us']):.2f}", f"{float(r['t_avg_us']):.2f}", f"{float(r['t_p99_us']):.2f}"])
+    lines = ["", "Ceilings of the link (perftest over the same rxe, RDMA-CM, one RDMA operation per message, "
+             "sleeping on completion events; bandwidth tests with perftest's default messages in flight, "
+             "latency tests one at a time):", ""]
+    lines += markdown_table(["test", "bytes", "MB/s", "messages/s", "t_typical us", "t_avg us", "t_p99 us"], rows)
+    share_rows = []
+    stacks = [s for s in STACKS if any(s in e["stacks"] for e in summary.get("workloads", {}).values())]
+    for w, e in summary.get("workloads", {}).items():
+        key = CEILING_OF.get(w)
+        ceiling = ceiling_iops(runs.get(key)) if key else None
+        if not ceiling:
+            continue
+        row = [w, f"ib_{key[0]} {key[1]}", f"{ceiling:.0f}"]
+        for s in stacks:
+            iops = e["stacks"].get(s, {}).get("iops")
+            row.append(f"{iops['median'] / ceiling:.2f}" if iops else "")
+        share_rows.append(row)
+    if share_rows:
+        lines += ["", "Each stack's median IOPS as a share of its workload's link ceiling:", ""]
+        lines += markdown_table(["workload", "ceiling", "ceiling IOPS"] + stacks, share_rows)
+    return "\n".join(lines) + "\n"
+
+
 def side_records(results, suffix):
     """The records of a file written beside RESULTS.jsonl (RESULTS.<suffix>),
     or None when there is none."""
@@ -452,6 +517,7 @@ def main(results, prefix):
         records = [json.loads(line) for line in f if line.strip()]
     scale_records = side_records(results, ".scale.jsonl")
     counted = side_records(results, ".counts.jsonl")
+    ceiling_records = side_records(results, ".ceilings.jsonl")
     if not records and not scale_records and not counted:
         sys.exit(f"bench-report: no results in {results}")
     summary = summarize(records)
@@ -459,9 +525,11 @@ def main(results, prefix):
         summary["per_io_counts"] = per_io_counts(counted)
     if scale_records:
         summary["scale"] = scale_figures(scale_records)
+    if ceiling_records:
+        summary["ceilings"] = ceiling_records
     with open(prefix + ".json", "w") as f:
         json.dump(summary, f, indent=1)
-    counts = counts_markdown(summary.get("per_io_counts", {}))
+    counts = counts_markdown(summary.get("per_io_counts", {})) + ceilings_markdown(ceiling_records, summary)
     scale = summary.get("scale")
     # A scale- or counts-only run (BENCH_WORKLOADS=none) has no workload table and no chart.
     with open(prefix + ".md", "w") as f:

@@ -41,6 +41,10 @@
 # map and unmap time, MemAvailable and Slab per device, 4k QD1 reads on all
 # devices at once (only up to BENCH_SCALE_IO_DEVICES, 64); BENCH_WORKLOADS=none skips the measured rounds (and the
 # counts, unless BENCH_COUNTS=1);
+# BENCH_CEILINGS (1 unless BENCH_WORKLOADS=none): after the rounds, perftest's
+# read and write bandwidth and latency at 4 KiB and 128 KiB over the same rxe
+# (the link's ceilings, reported beside the stacks); the stack "device" in
+# BENCH_STACKS measures the backing device itself (its ceiling);
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
 # before/after ratios of a change from one run.
@@ -115,6 +119,9 @@ if [ "$profile" = 1 ]; then
     # call-graph samples (slow under TCG).
     timeout=$(( timeout + nstacks * ($(wc -w <<< "$profile_workloads") * (runtime + 60) + 30) ))
 fi
+# The ceilings (perftest): 8 tests of a few seconds each, plus setup.
+ceilings=${BENCH_CEILINGS:-$([ "${BENCH_WORKLOADS:-}" = none ] && echo 0 || echo 1)}
+[ "$ceilings" = 1 ] && timeout=$(( timeout + 8 * (runtime + 20) ))
 # Guest seconds under -icount pass at a rate of their own: room for 3 x.
 [ "$clock" = icount ] && timeout=$(( timeout * 3 ))
 echo "bench: $clock clock, $rounds rounds of ${runtime} s per workload; at most $(( timeout / 60 )) min"
@@ -129,7 +136,7 @@ tools/vm/run.sh --timeout "$timeout" --smp "$smp" "${vm_clock[@]}" --mem 3072 --
        BENCH_ALWAYS_INVALIDATE="$always_invalidate" \
        BENCH_PROFILE="$profile" BENCH_PROFILE_WORKLOADS="$profile_workloads" BENCH_PROFILE_GRAPH="${BENCH_PROFILE_GRAPH:-0}" \
        BENCH_COUNTS="${BENCH_COUNTS:-$counts_default}" BENCH_COUNTS_WORKLOADS="${BENCH_COUNTS_WORKLOADS:-}" \
-       BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \
+       BENCH_CEILINGS="$ceilings" BENCH_SCALE="$scale" BENCH_SCALE_DEVICES="$scale_devices" BENCH_SCALE_QUEUE_DEPTH="${BENCH_SCALE_QUEUE_DEPTH:-16}" \
        BENCH_SCALE_IO_DEVICES="${BENCH_SCALE_IO_DEVICES:-64}" \
        BENCH_OUT="/results/bench-$stamp" selftests/bench/bench.sh || vm_rc=$?
 log=$out/console-$stamp.log
@@ -158,6 +165,6 @@ for f in "${profiles[@]}"; do
     awk '/^# (perf.fio exit|Samples|bench:|no samples)/ { sub(/^# /, "  "); print; next }
          $1 ~ /^[0-9.]+%$/ && n < 10 { print; n++ }' "$f"
 done
-rm -f "$out"/latest.profile-*.txt "$out"/latest.graph-*.txt "$out"/latest.scale.jsonl
+rm -f "$out"/latest.profile-*.txt "$out"/latest.graph-*.txt "$out"/latest.scale.jsonl "$out"/latest.ceilings.jsonl
 for f in "$out/bench-$stamp".*; do cp "$f" "$out/latest.${f#"$out/bench-$stamp".}"; done
 echo "saved: $out/bench-$stamp.{jsonl,json,md,png}${profiles:+ and ${#profiles[@]} profile(s) bench-$stamp.profile-*.txt}  (and $out/latest.*)"

@@ -7,6 +7,7 @@
 #   nvmeof    NVMe over Fabrics on RDMA (nvmet-rdma + nvme-rdma, Debian's own)
 #   baseline  our modules built from another commit (BENCH_BASELINE_DIR), so
 #             that a change is measured before/after in the same run
+#   device    the backing device itself, without a network: a ceiling
 # For each of BENCH_ROUNDS rounds the stack order is rotated by one, so no
 # stack always runs first (or last, on a warmer or more fragmented guest).
 # Each stack is loaded, the backing device mapped, every workload run, then
@@ -54,6 +55,12 @@
 #                   16); fio only up to BENCH_SCALE_IO_DEVICES (64)
 #                   devices; one JSON object per stack, variant and count to
 #                   $BENCH_OUT.scale.jsonl
+#   BENCH_CEILINGS  1 (default when workloads run): after the rounds, the
+#                   link's ceilings: perftest's ib_read_lat, ib_send_lat,
+#                   ib_read_bw and ib_send_bw over the same rxe device and
+#                   address (RDMA-CM), at 4 KiB and 128 KiB; one JSON object
+#                   per test to $BENCH_OUT.ceilings.jsonl. The backing
+#                   device's own ceiling is the `device` stack.
 #   BENCH_WORKLOADS=none: no measured rounds (a scale-only run)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -183,6 +190,8 @@ stack_up() { # stack -> prints the device
     case $1 in
     ours | upstream | baseline) rnbd_load "$1" >&2 && rnbd_map_bench "$1" ;;
     nvmeof) nvme_load >&2 && nvme_map ;;
+    device) echo "$backing_dev" ;;
+    *) echo "# bench: no stack named $1" >&2; return 1 ;;
     esac
 }
 stack_down() {
@@ -438,6 +447,56 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
     else
         after_rounds profile_run profile_unmapped "${profiled[@]}"
     fi
+fi
+# --- ceilings (BENCH_CEILINGS) ------------------------------------------------
+# What no stack can beat on this link: perftest moves messages of a size
+# with one RDMA operation each, server and client in this guest over the
+# same rxe device and address as the stacks (RDMA-CM). Reads are RDMA
+# READs; the write direction is SEND/RECV (perftest's RDMA WRITE tests can
+# only spin on the CQ or the buffer, which on one vCPU measures the
+# scheduler's tick, not the link). Every test sleeps on completion events
+# (-e), as the stacks do. The latency tests time one message at a time; the
+# bandwidth tests keep perftest's default number in flight for a fixed
+# count (events do not work with a duration). Under -icount the figures are
+# guest time like the stacks'.
+ceilings_out=${BENCH_OUT:-/results/bench}.ceilings.jsonl
+ceiling_error() { # test bytes message
+    printf '{"test": "%s", "bytes": %d, "error": "%s"}\n' "$1" "$2" "$3" >> "$ceilings_out"
+}
+ceiling_run() { # test (read_lat, send_lat, read_bw, send_bw) bytes -> one line of $ceilings_out
+    local test=$1 bytes=$2 server rc line args=(-R -d rxe0 -s "$2" -F -e) limit=$((runtime * 10 + 120))
+    # 4 KiB: about the runtime's worth in cost mode; 128 KiB: 32 times fewer.
+    args+=(-n $(( bytes > 4096 ? 200 : 4000 )))
+    command -v "ib_$test" >/dev/null || { ceiling_error "$test" "$bytes" "no ib_$test (perftest)"; return; }
+    echo "# bench: ceiling ib_$test $bytes bytes"
+    timeout "$limit" "ib_$test" "${args[@]}" > /tmp/ceiling-server.txt 2>&1 &
+    server=$!
+    sleep 2  # the server listens
+    timeout "$limit" "ib_$test" "${args[@]}" "$addr" > /tmp/ceiling-client.txt 2>&1
+    rc=$?
+    wait $server
+    # The result line starts with the message size: bandwidth tests print
+    # bytes, iterations, peak and average MB/s and Mpps; latency tests
+    # bytes, iterations, t_min, t_max, t_typical, t_avg, t_stdev, 99 % and
+    # 99.9 % percentiles in microseconds.
+    line=$(awk -v b="$bytes" '$1 == b && $2 ~ /^[0-9]+$/ && NF >= 5 { print; exit }' /tmp/ceiling-client.txt)
+    if [ $rc != 0 ] || [ -z "$line" ]; then
+        ceiling_error "$test" "$bytes" "ib_$test exit $rc: $(tail -c 200 /tmp/ceiling-client.txt | tr '"\n\\' "' /")"
+        return
+    fi
+    set -- $line
+    case $test in
+    *_bw) printf '{"test": "%s", "bytes": %d, "messages": %s, "mb_per_s": %s, "mpps": %s}\n' \
+              "$test" "$bytes" "$2" "$4" "$5" >> "$ceilings_out" ;;
+    *_lat) printf '{"test": "%s", "bytes": %d, "messages": %s, "t_typical_us": %s, "t_avg_us": %s, "t_p99_us": %s}\n' \
+              "$test" "$bytes" "$2" "$5" "$6" "$8" >> "$ceilings_out" ;;
+    esac
+}
+if [ "${BENCH_CEILINGS:-$([ ${#workloads[@]} -gt 0 ] && echo 1 || echo 0)}" = 1 ]; then
+    : > "$ceilings_out"
+    for test in read_lat send_lat read_bw send_bw; do
+        for bytes in 4096 131072; do ceiling_run $test $bytes; done
+    done
 fi
 # --- scale (BENCH_SCALE) ------------------------------------------------------
 # What a device and a session cost as their number grows: per RNBD stack, N

@@ -71,5 +71,28 @@ run 0 ours 1000 1200 | sed 's/"io_poll": 0/"poll_queues": 0, "always_invalidate"
 python3 "$top/tools/bench-report.py" "$tmp/a.jsonl" "$tmp/a" > /dev/null 2>&1
 grep -qx 'Maps: nr_poll_queues=0 (the default map): w. RNBD servers: always_invalidate=N.' "$tmp/a.md" &&
     say ok "the report names the servers' always_invalidate" || say "not ok" "maps line: $(grep '^Maps' "$tmp/a.md")"
+# The ceilings: the stack "device" (the backing device alone) gets a column
+# of its own, and perftest's runs (BENCH_CEILINGS) a table, with each stack's
+# median as a share of its workload's ceiling: QD1 against 10^6 / t_avg of
+# ib_send_lat, deeper against ib_send_bw's message rate; a failed test is named.
+{
+    run 0 ours 1000 1200 | sed 's/"workload": "w"/"workload": "randread-4k-qd1"/'
+    run 0 device 4000 1200 | sed 's/"workload": "w"/"workload": "randread-4k-qd1"/'
+    run 0 ours 3000 1200 | sed 's/"workload": "w"/"workload": "randwrite-4k-qd32"/'
+    run 0 device 6000 1200 | sed 's/"workload": "w"/"workload": "randwrite-4k-qd32"/'
+} > "$tmp/c.jsonl"
+{
+    printf '{"test": "send_lat", "bytes": 4096, "messages": 4000, "t_typical_us": 480.0, "t_avg_us": 500.0, "t_p99_us": 900.0}\n'
+    printf '{"test": "send_bw", "bytes": 4096, "messages": 4000, "mb_per_s": 16.38, "mpps": 0.004000}\n'
+    printf '{"test": "read_bw", "bytes": 131072, "error": "ib_read_bw exit 1: no connection"}\n'
+} > "$tmp/c.ceilings.jsonl"
+python3 "$top/tools/bench-report.py" "$tmp/c.jsonl" "$tmp/c" > /dev/null 2>&1
+grep -q '^| randread-4k-qd1 | ours | 1000 (1000-1000) |.*| 0.25 (0.25-0.25) |$' "$tmp/c.md" &&
+    grep -q '^| ib_send_lat | 4096 |  | 2000 | 480.00 | 500.00 | 900.00 |$' "$tmp/c.md" &&
+    grep -q '^| ib_read_bw | 131072 | failed: ib_read_bw exit 1: no connection |' "$tmp/c.md" &&
+    grep -q '^| randread-4k-qd1 | ib_send_lat 4096 | 2000 | 0.50 | 2.00 |$' "$tmp/c.md" &&
+    grep -q '^| randwrite-4k-qd32 | ib_send_bw 4096 | 4000 | 0.75 | 1.50 |$' "$tmp/c.md" &&
+    say ok "ceilings: the device column, perftest's table with a failed test named, each stack's share of its ceiling" ||
+    say "not ok" "ceilings: $(cat "$tmp/c.md")"
 echo "1..$n"
 exit $failed

@@ -42,8 +42,9 @@
 # devices at once (only up to BENCH_SCALE_IO_DEVICES, 64); BENCH_WORKLOADS=none skips the measured rounds (and the
 # counts, unless BENCH_COUNTS=1);
 # BENCH_CEILINGS (1 unless BENCH_WORKLOADS=none): after the rounds, perftest's
-# read and write bandwidth and latency at 4 KiB and 128 KiB over the same rxe
-# (the link's ceilings, reported beside the stacks); the stack "device" in
+# RDMA READ and SEND bandwidth and latency at 4 KiB and 128 KiB over the same
+# rxe (the link's ceilings, reported beside the stacks; SEND stands for the
+# writes, selftests/bench/bench.sh says why); the stack "device" in
 # BENCH_STACKS measures the backing device itself (its ceiling);
 # BENCH_BASELINE=<commit>: also measure our modules built from that commit
 # (stack "baseline", built once under build/bench/baseline-<sha>/), giving
